@@ -1,0 +1,92 @@
+// The bundled document and JSON Schema validators compiled from it: the one way every part of this package reads
+// generated/openapi.json (the mock, the contract tests, the spec's own tests).
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+export const DOCUMENT_URL = new URL('../../generated/openapi.json', import.meta.url);
+const DOCUMENT_ID = 'openapi.json';
+
+/** OpenAPI keywords that may stand beside JSON Schema keywords; Ajv is told they are annotations. */
+const OPENAPI_KEYWORDS = ['openapi', 'info', 'servers', 'paths', 'components', 'tags', 'security', 'webhooks', 'jsonSchemaDialect', 'externalDocs', 'discriminator', 'xml', 'example'];
+
+export type JsonObject = { [key: string]: unknown };
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+let cachedDocument: JsonObject | undefined;
+
+/** The bundled OpenAPI document, parsed once per process. Treat it as read-only. */
+export function loadDocument(): JsonObject {
+  if (!cachedDocument) {
+    const parsed: unknown = JSON.parse(readFileSync(DOCUMENT_URL, 'utf8'));
+    if (!isObject(parsed) || typeof parsed['openapi'] !== 'string') throw new Error(`${DOCUMENT_URL.pathname} is not an OpenAPI document; run npm run generate`);
+    cachedDocument = parsed;
+  }
+  return cachedDocument;
+}
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+/** An Ajv instance for JSON Schema 2020-12 with formats checked: the dialect of OpenAPI 3.1. */
+export function createAjv(): Ajv2020 {
+  const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true, validateFormats: true });
+  addFormats(ajv);
+  ajv.addVocabulary(OPENAPI_KEYWORDS);
+  return ajv;
+}
+
+/** `#/a/b~1c` → the value at that JSON pointer in the document. */
+export function resolvePointer(document: JsonObject, pointer: string): unknown {
+  if (!pointer.startsWith('#')) throw new Error(`only local references are supported, got ${pointer}`);
+  let node: unknown = document;
+  for (const raw of pointer.slice(1).split('/').slice(1)) {
+    const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+    if (!isObject(node) && !Array.isArray(node)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+export function pointerTo(...segments: ReadonlyArray<string | number>): string {
+  return `#/${segments.map((s) => String(s).replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
+}
+
+/** Follows `$ref`s of non-schema objects (responses, examples, request bodies) to the object and its pointer. */
+export function dereference(document: JsonObject, pointer: string): { pointer: string; value: unknown } {
+  let current = pointer;
+  for (let hops = 0; hops < 16; hops++) {
+    const value = resolvePointer(document, current);
+    if (isObject(value) && typeof value['$ref'] === 'string') current = value['$ref'];
+    else return { pointer: current, value };
+  }
+  throw new Error(`reference cycle at ${pointer}`);
+}
+
+export type SchemaValidator = {
+  /** The schema errors of `value` against the schema at `pointer` (empty when valid). */
+  validate(pointer: string, value: unknown): ErrorObject[];
+};
+
+/** Validators for schemas in the bundled document, compiled once per pointer. */
+export function createSchemaValidator(document: JsonObject = loadDocument()): SchemaValidator {
+  const ajv = createAjv();
+  ajv.addSchema(document, DOCUMENT_ID);
+  const compiled = new Map<string, ValidateFunction>();
+  return {
+    validate(pointer, value) {
+      let validateFn = compiled.get(pointer);
+      if (!validateFn) {
+        validateFn = ajv.compile({ $ref: `${DOCUMENT_ID}${pointer}` });
+        compiled.set(pointer, validateFn);
+      }
+      return validateFn(value) ? [] : [...(validateFn.errors ?? [])];
+    },
+  };
+}
+
+export function formatErrors(errors: ReadonlyArray<ErrorObject>): string {
+  return errors.map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword}${e.params && 'allowedValues' in e.params ? ` (${String(e.params['allowedValues'])})` : ''}`).join('; ');
+}

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { dereference, isObject, loadDocument, resolvePointer } from '../lib/openapi.ts';
+import { listOperations } from './walk.ts';
+
+const document = loadDocument();
+const operations = listOperations(document);
+
+/** What production sends on these paths (transport-auth-errors.md, "Error responses"); REFERENCE.md decision 2. */
+const PRODUCTION_STATUSES = ['200', '400', '401', '403', '404', '406', '413', '415', '500'];
+
+function mediaExamples(pointer: string, mediaType: string): unknown[] {
+  const { value: media } = dereference(document, `${pointer}/content/${mediaType.replace('/', '~1')}`);
+  if (!isObject(media)) return [];
+  const values: unknown[] = [];
+  if ('example' in media) values.push(media['example']);
+  if (isObject(media['examples'])) {
+    for (const name of Object.keys(media['examples'])) {
+      const { value } = dereference(document, `${pointer}/content/${mediaType.replace('/', '~1')}/examples/${name}`);
+      if (isObject(value)) values.push(value['value']);
+    }
+  }
+  return values;
+}
+
+function response(operationPointer: string, status: string): { pointer: string; value: Record<string, unknown> } {
+  const found = dereference(document, `${operationPointer}/responses/${status}`);
+  if (!isObject(found.value)) throw new Error(`${operationPointer} documents no ${status}`);
+  return { pointer: found.pointer, value: found.value };
+}
+
+function mediaTypes(operationPointer: string, status: string): string[] {
+  const content = response(operationPointer, status).value['content'];
+  return isObject(content) ? Object.keys(content).sort() : [];
+}
+
+it('documents exactly the two operations of the seed', () => {
+  expect(operations.map((o) => `${o.method.toUpperCase()} ${o.path} ${String(o.operation['operationId'])}`).sort()).toEqual([
+    'POST /api/external/v1/goals/close closeGoal',
+    'POST /api/external/v1/projects/resume resumeProject',
+  ]);
+});
+
+it('secures every operation with the global bearer scheme', () => {
+  const schemes = resolvePointer(document, '#/components/securitySchemes');
+  expect(schemes).toMatchObject({ bearerAuth: { type: 'http', scheme: 'bearer' } });
+  expect(document['security']).toEqual([{ bearerAuth: [] }]);
+  const description = resolvePointer(document, '#/components/securitySchemes/bearerAuth/description');
+  expect(description).toContain('Read-only API tokens cannot execute mutations');
+});
+
+describe.each(operations.map((o) => [String(o.operation['operationId']), o] as const))('%s', (operationId, { pointer, operation }) => {
+  it('reads like the house style: one tag, a sentence-case summary, a description with the order of checks', () => {
+    expect(operation['tags']).toHaveLength(1);
+    expect(operation['summary']).toMatch(/^[A-Z][a-z ]+[a-z]$/);
+    expect(operation['description']).toMatch(/404[^.]*never a 403/);
+    expect(operation['security']).toEqual([{ bearerAuth: [] }]);
+  });
+
+  it('documents every status production sends on this path, and 200, 400, 401, 403, 404, 500 at least', () => {
+    const statuses = Object.keys(operation['responses'] as object).sort();
+    expect(statuses).toEqual(PRODUCTION_STATUSES);
+    for (const status of ['200', '400', '401', '403', '404', '500']) expect(statuses).toContain(status);
+  });
+
+  it('takes a JSON body that is closed to unknown fields', () => {
+    const body = dereference(document, `${pointer}/requestBody`);
+    expect(isObject(body.value) && body.value['required']).toBe(true);
+    const schema = dereference(document, `${body.pointer}/content/application~1json/schema`);
+    expect(schema.value).toMatchObject({ type: 'object', additionalProperties: false });
+  });
+
+  it('answers 401 in plain text: exactly "Unauthorized"', () => {
+    expect(mediaTypes(pointer, '401')).toEqual(['text/plain']);
+    expect(mediaExamples(response(pointer, '401').pointer, 'text/plain')).toEqual(['Unauthorized']);
+  });
+
+  it('answers 403 in plain text for a read-only token and in JSON for a missing edit permission', () => {
+    expect(mediaTypes(pointer, '403')).toEqual(['application/json', 'text/plain']);
+    const { pointer: at } = response(pointer, '403');
+    expect(mediaExamples(at, 'text/plain')).toEqual(['Read-only API tokens cannot execute mutations']);
+    expect(mediaExamples(at, 'application/json')).toEqual([{ error: 'Forbidden', message: "You don't have permission to perform this action" }]);
+  });
+
+  it('answers 404 with the one not-found body', () => {
+    expect(mediaExamples(response(pointer, '404').pointer, 'application/json')).toEqual([{ error: 'Not found', message: 'The requested resource was not found' }]);
+  });
+
+  it('answers 400 with the service messages and the framework body for invalid JSON', () => {
+    const { pointer: at } = response(pointer, '400');
+    expect(mediaTypes(pointer, '400')).toEqual(['application/json', 'text/html']);
+    const messages = mediaExamples(at, 'application/json').map((e) => (isObject(e) ? (e['message'] ?? e['errors']) : e));
+    const required = operationId === 'resumeProject' ? 'project_id, message' : 'goal_id, success, retrospective, success_status';
+    expect(messages).toContain(`Missing required fields: ${required}`);
+    expect(messages).toContain('Unknown input field: name');
+    expect(messages).toContainEqual({ detail: 'Bad Request' });
+    expect(mediaExamples(at, 'text/html')).toEqual(['Bad Request']);
+  });
+
+  it('answers 406, 413, 415 and 500 with the framework texts', () => {
+    expect(mediaExamples(response(pointer, '406').pointer, 'text/html')).toEqual(['Not Acceptable']);
+    expect(mediaExamples(response(pointer, '413').pointer, 'text/html')).toEqual(['Request Entity Too Large']);
+    expect(mediaExamples(response(pointer, '413').pointer, 'application/json')).toEqual([{ errors: { detail: 'Request Entity Too Large' } }]);
+    expect(mediaExamples(response(pointer, '415').pointer, 'application/json')).toEqual([{ errors: { detail: 'Unsupported Media Type' } }]);
+    expect(mediaExamples(response(pointer, '500').pointer, 'application/json')).toEqual([
+      { errors: { detail: 'Internal Server Error' } },
+      { error: 'Internal server error', message: 'An unexpected error occurred' },
+    ]);
+  });
+
+  it('pairs every request example with a response example of the same name', () => {
+    const body = dereference(document, `${pointer}/requestBody`);
+    const requestNames = Object.keys(resolvePointer(document, `${body.pointer}/content/application~1json/examples`) as object);
+    const responseNames = Object.keys(resolvePointer(document, `${response(pointer, '200').pointer}/content/application~1json/examples`) as object);
+    expect(requestNames.length).toBeGreaterThan(0);
+    expect(responseNames).toEqual(requestNames);
+  });
+});
