@@ -93,11 +93,11 @@ export interface components {
              * @constant
              */
             __typename: "access_levels";
-            /** @description Public of the access levels. Binding level for anonymous visitors. */
+            /** @description The level anonymous visitors have (0 when the record is not public). */
             public?: components["schemas"]["AccessLevel"] | null;
-            /** @description The company. Binding level for company members (standard group). */
+            /** @description The level every company member has. */
             company?: components["schemas"]["AccessLevel"] | null;
-            /** @description The space the access levels belongs to. Binding level for space members (standard group). */
+            /** @description The level every member of the record's space has. */
             space?: components["schemas"]["AccessLevel"] | null;
         };
         /**
@@ -191,7 +191,7 @@ export interface components {
             notify_about_assignments?: boolean;
             /** @description Suspended of the person. */
             suspended?: boolean | null;
-            /** @description The company. */
+            /** @description The person's company. */
             company?: components["schemas"]["Company"] | null;
             /** @description Manager of the person. */
             manager?: components["schemas"]["Person"] | null;
@@ -285,7 +285,7 @@ export interface components {
             priority?: boolean | null;
             /** @description Whether the person already has an active subscription. true when the person already has an active subscription on the resource; always false for project and goal potential subscribers. */
             is_subscribed?: boolean | null;
-            /** @description The person. */
+            /** @description The person who can be subscribed. */
             person?: components["schemas"]["Person"] | null;
         };
         /**
@@ -310,7 +310,7 @@ export interface components {
             id: components["schemas"]["ShortId"];
             /** @description The reaction emoji. */
             emoji: string;
-            /** @description The person. */
+            /** @description The person who reacted. */
             person: components["schemas"]["Person"] | null;
         };
         /**
@@ -326,19 +326,19 @@ export interface components {
             __typename: "notification";
             /** @description Identifier of the notification. Canonical UUID (not short-encoded). */
             id: components["schemas"]["Uuid"];
-            /** @description Read of the notification. */
+            /** @description Whether the notification has been read. */
             read: boolean;
             /**
              * Format: date-time
-             * @description When the notification was read (UTC). Naive timestamp, emitted with a Z suffix, or null.
+             * @description When the notification was read (UTC), or null while unread.
              */
             read_at: string | null;
             /**
              * Format: date-time
-             * @description When the notification was created (UTC). Datetime with a Z suffix.
+             * @description When the notification was created (UTC).
              */
             inserted_at: string;
-            /** @description Activity of the notification. Written only at the full level (notifications/list); absent from the essential form used inside project and goal. */
+            /** @description The activity the notification is about. Written only by the notifications list; absent from the form used inside a project or goal. */
             activity?: components["schemas"]["Activity"] | null;
         };
         /**
@@ -365,7 +365,7 @@ export interface components {
             author?: components["schemas"]["Person"] | null;
             /** @description Emoji reactions on the comment. */
             reactions?: components["schemas"]["Reaction"][] | null;
-            /** @description Notification of the comment. */
+            /** @description The caller's notification about the comment, or null. */
             notification?: components["schemas"]["Notification"] | null;
         };
         /**
@@ -399,7 +399,7 @@ export interface components {
             type: components["schemas"]["SubscriptionType"];
             /** @description Canceled of the subscription. */
             canceled: boolean;
-            /** @description The person. null for suspended people (the association filters on suspended_at). */
+            /** @description The subscribed person; null for a suspended person. */
             person: components["schemas"]["Person"] | null;
         };
         /**
@@ -625,7 +625,7 @@ export interface components {
             message: string | null;
             /** @description Emoji reactions on the comment thread. */
             reactions?: components["schemas"]["Reaction"][] | null;
-            /** @description Comments of the comment thread. */
+            /** @description The comments in the thread. */
             comments?: components["schemas"]["Comment"][] | null;
             /** @description Number of comments on the comment thread. */
             comments_count?: number | null;
@@ -639,7 +639,7 @@ export interface components {
             notifications?: components["schemas"]["Notification"][];
             /** @description The project the comment thread belongs to. */
             project?: components["schemas"]["Project"];
-            /** @description Project permissions of the comment thread. */
+            /** @description The caller's permissions on the thread's project. */
             project_permissions?: components["schemas"]["ProjectPermissions"];
             /** @description The space the comment thread belongs to. */
             space?: components["schemas"]["Space"];
@@ -780,9 +780,9 @@ export interface components {
              * @constant
              */
             __typename: "milestone_comment";
-            /** @description Action of the milestone comment. */
+            /** @description What the comment did to the milestone. */
             action: components["schemas"]["MilestoneCommentAction"];
-            /** @description Comment of the milestone comment. */
+            /** @description The comment itself. */
             comment: components["schemas"]["Comment"];
         };
         /**
@@ -831,7 +831,7 @@ export interface components {
             id: components["schemas"]["SlugId"];
             /** @description The project the milestone belongs to. */
             project?: components["schemas"]["Project"] | null;
-            /** @description Creator of the milestone. */
+            /** @description The person who created the milestone. */
             creator?: components["schemas"]["Person"] | null;
             /** @description Title of the milestone. */
             title: string;
@@ -851,13 +851,13 @@ export interface components {
             completed_at: string | null;
             /** @description Description of the milestone. JSON-encoded string or null. */
             description?: string | null;
-            /** @description Comments of the milestone. */
+            /** @description Comments on the milestone. */
             comments?: components["schemas"]["MilestoneComment"][] | null;
             /** @description Number of comments on the milestone. */
             comments_count?: number | null;
             /** @description Task ids per status column. Declared as a JSON primitive, so typed as a string holding a JSON document (the real full-level serializer writes a JSON object; it never appears in these two responses). */
             tasks_kanban_state?: string | null;
-            /** @description Tasks ordering state of the milestone. */
+            /** @description The order of the milestone's tasks, as task ids. */
             tasks_ordering_state?: string[] | null;
             /** @description What the caller may do with the milestone. */
             permissions?: components["schemas"]["ProjectPermissions"] | null;
@@ -865,7 +865,7 @@ export interface components {
             subscription_list?: components["schemas"]["SubscriptionList"] | null;
             /** @description The space the milestone belongs to. */
             space?: components["schemas"]["Space"] | null;
-            /** @description Available statuses of the milestone. */
+            /** @description The task statuses available in the milestone. */
             available_statuses?: components["schemas"]["TaskStatus"][] | null;
         };
         /**
@@ -878,7 +878,7 @@ export interface components {
          * @description A activity event data project create object as the real service declares it (app/lib/operately_web/api/types.ex).
          */
         ActivityEventDataProjectCreate: {
-            /** @description Champion of the activity event data project create. */
+            /** @description The champion of the created project. */
             champion?: components["schemas"]["Person"] | null;
         };
         /**
@@ -886,7 +886,7 @@ export interface components {
          * @description A activity event data milestone create object as the real service declares it (app/lib/operately_web/api/types.ex).
          */
         ActivityEventDataMilestoneCreate: {
-            /** @description Title of the activity event data milestone create. */
+            /** @description The title of the created milestone. */
             title?: string | null;
         };
         /**
@@ -894,7 +894,7 @@ export interface components {
          * @description A activity event data comment post object as the real service declares it (app/lib/operately_web/api/types.ex).
          */
         ActivityEventDataCommentPost: {
-            /** @description Identifier of the update. */
+            /** @description The short id of the update that was commented on. */
             update_id?: components["schemas"]["ShortId"] | null;
         };
         /**
@@ -913,11 +913,11 @@ export interface components {
              * @constant
              */
             __typename: "activity_content_project_resuming";
-            /** @description Identifier of the company. */
+            /** @description The company's id (declared, not written by the real serializer). */
             company_id?: components["schemas"]["CompanyId"] | null;
-            /** @description Identifier of the project. */
+            /** @description The project's id (declared, not written by the real serializer). */
             project_id?: components["schemas"]["SlugId"] | null;
-            /** @description The project the activity content project resuming belongs to. */
+            /** @description The resumed project. */
             project?: components["schemas"]["Project"] | null;
         };
         /**
@@ -996,7 +996,7 @@ export interface components {
             unit?: string | null;
             /** @description Current value. */
             value?: number | null;
-            /** @description Previous value of the goal target updates. */
+            /** @description The value before this update. */
             previous_value?: number | null;
         };
         /**
@@ -1180,20 +1180,20 @@ export interface components {
             scheduled_at?: string | null;
             /** @description The person who wrote the goal progress update. */
             author?: components["schemas"]["Person"] | null;
-            /** @description Acknowledged of the goal progress update. */
+            /** @description Whether the reviewer acknowledged the update. */
             acknowledged?: boolean | null;
             /**
              * Format: date-time
              * @description When the goal progress update was acknowledged, or null.
              */
             acknowledged_at?: string | null;
-            /** @description Acknowledging person of the goal progress update. */
+            /** @description The person who acknowledged the update, or null. */
             acknowledging_person?: components["schemas"]["Person"] | null;
             /** @description Emoji reactions on the goal progress update. */
             reactions?: components["schemas"]["Reaction"][] | null;
-            /** @description Goal target updates of the goal progress update. */
+            /** @description The targets' values as reported in this update. */
             goal_target_updates?: components["schemas"]["GoalTargetUpdates"][] | null;
-            /** @description Checklist of the goal progress update. */
+            /** @description The checklist as reported in this update. */
             checklist?: components["schemas"]["GoalCheckUpdate"][] | null;
             /** @description Number of comments on the goal progress update. */
             comments_count?: number | null;
@@ -1488,17 +1488,17 @@ export interface components {
             __typename: "blob";
             /** @description Identifier of the blob. */
             id?: components["schemas"]["ShortId"] | null;
-            /** @description Status of the blob. */
+            /** @description Upload status of the file. */
             status?: string | null;
-            /** @description Filename of the blob. */
+            /** @description The file's name. */
             filename?: string | null;
             /** @description Size in bytes. */
             size?: number | null;
-            /** @description Content type of the blob. */
+            /** @description The file's media type. */
             content_type?: string | null;
-            /** @description Height of the blob. */
+            /** @description Image height in pixels, or null. */
             height?: number | null;
-            /** @description Width of the blob. */
+            /** @description Image width in pixels, or null. */
             width?: number | null;
             /** @description URL of the blob. */
             url?: string | null;
@@ -1696,9 +1696,9 @@ export interface components {
              * @constant
              */
             __typename: "activity_content_goal_closing";
-            /** @description Success status of the activity content goal closing. */
+            /** @description Whether the closed goal was achieved or missed. */
             success_status: components["schemas"]["SuccessStatus"];
-            /** @description The goal the activity content goal closing belongs to. */
+            /** @description The closed goal. */
             goal: components["schemas"]["Goal"];
         };
         /**
@@ -1748,9 +1748,9 @@ export interface components {
             __typename: "activity";
             /** @description Identifier of the activity. Slug form: action with underscores turned into dashes and 'goal-' removed, + '-' + short id (for example 'project-resuming-…', 'closing-…'). */
             id: components["schemas"]["SlugId"];
-            /** @description Scope type of the activity. */
+            /** @description What kind of record the activity is scoped to. */
             scope_type?: string | null;
-            /** @description Identifier of the scope. */
+            /** @description The short id of the record the activity is scoped to. */
             scope_id?: components["schemas"]["ShortId"] | null;
             /** @description Action of the activity. Activity name, for example project_resuming or goal_closing. */
             action: string;
@@ -1764,15 +1764,15 @@ export interface components {
              * @description When the activity was last changed (UTC).
              */
             updated_at?: string | null;
-            /** @description Comment thread of the activity. */
+            /** @description The discussion thread of the activity; for resume and close it holds the message or retrospective. */
             comment_thread?: components["schemas"]["CommentThread"] | null;
             /** @description The person who wrote the activity. */
             author?: components["schemas"]["Person"] | null;
-            /** @description Resource of the activity. */
+            /** @description The record the activity is about. */
             resource?: components["schemas"]["ActivityResource"] | null;
-            /** @description The person. */
+            /** @description The person the activity is about, for person-related activities. */
             person?: components["schemas"]["Person"] | null;
-            /** @description Event data of the activity. */
+            /** @description Extra data of some activity kinds. */
             event_data?: components["schemas"]["ActivityEventData"] | null;
             /** @description The activity text: a JSON-encoded rich-text (ProseMirror) document, as a string. Union of 91 activity_content_* types; tagged with __typename. */
             content: components["schemas"]["ActivityContent"];
@@ -1798,13 +1798,13 @@ export interface components {
             name: string;
             /** @description Mission statement of the company. */
             mission?: string | null;
-            /** @description Setup completed of the company. */
+            /** @description Whether the company finished its initial setup. */
             setup_completed: boolean;
-            /** @description Trusted email domains of the company. */
+            /** @description Email domains whose people may join without an invitation. */
             trusted_email_domains?: string[] | null;
-            /** @description Enabled experimental features of the company. */
+            /** @description Experimental features turned on for the company. */
             enabled_experimental_features?: string[] | null;
-            /** @description Identifier of the company space. */
+            /** @description The short id of the company-wide space. */
             company_space_id?: components["schemas"]["ShortId"] | null;
             /** @description Admins of the company. */
             admins?: components["schemas"]["Person"][] | null;
@@ -1812,11 +1812,11 @@ export interface components {
             owners?: components["schemas"]["Person"][] | null;
             /** @description People of the company. */
             people?: components["schemas"]["Person"][] | null;
-            /** @description Member count of the company. */
+            /** @description How many people the company has. */
             member_count?: number | null;
             /** @description What the caller may do with the company. */
             permissions?: components["schemas"]["CompanyPermissions"] | null;
-            /** @description General space of the company. */
+            /** @description The company-wide space every member belongs to. */
             general_space?: components["schemas"]["Space"];
         };
         /**
@@ -1832,22 +1832,22 @@ export interface components {
             __typename: "invite_link";
             /** @description Identifier of the invite link. */
             id?: components["schemas"]["Uuid"] | null;
-            /** @description Token of the invite link. */
+            /** @description The secret part of the invite URL. */
             token?: string | null;
             /** @description Kind of invite link. */
             type?: string | null;
-            /** @description Identifier of the company. */
+            /** @description The UUID of the company the link invites to. */
             company_id?: components["schemas"]["Uuid"] | null;
             /** @description The person who wrote the invite link. */
             author?: components["schemas"]["Person"] | null;
-            /** @description The company. */
+            /** @description The company the link invites to. */
             company?: components["schemas"]["Company"] | null;
             /**
              * Format: date-time
              * @description When the invite link was expires (UTC).
              */
             expires_at?: string | null;
-            /** @description Use count of the invite link. */
+            /** @description How many times the link was used. */
             use_count?: number | null;
             /** @description Whether the invite link is active. */
             is_active?: boolean | null;
@@ -1856,7 +1856,7 @@ export interface components {
              * @description When the invite link was created (UTC).
              */
             inserted_at?: string | null;
-            /** @description Allowed domains of the invite link. */
+            /** @description Email domains allowed to use the link. */
             allowed_domains?: string[] | null;
         };
         /**
@@ -1897,7 +1897,7 @@ export interface components {
             responsibility: string | null;
             /** @description Role label shown next to the person. champion, reviewer or contributor. */
             role: components["schemas"]["ProjectContributorRole"] | null;
-            /** @description The person. */
+            /** @description The contributor. */
             person?: components["schemas"]["Person"] | null;
             /** @description Access level of the project contributor. */
             access_level: components["schemas"]["AccessLevel"] | null;
