@@ -90,3 +90,44 @@ export function createSchemaValidator(document: JsonObject = loadDocument()): Sc
 export function formatErrors(errors: ReadonlyArray<ErrorObject>): string {
   return errors.map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword}${e.params && 'allowedValues' in e.params ? ` (${String(e.params['allowedValues'])})` : ''}`).join('; ');
 }
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+export type OperationEntry = { operationId: string; path: string; method: string; pointer: string; operation: JsonObject };
+
+/** Every operation of the document, with the JSON pointer of its operation object. */
+export function listOperations(document: JsonObject = loadDocument()): OperationEntry[] {
+  const paths = document['paths'];
+  if (!isObject(paths)) return [];
+  const entries: OperationEntry[] = [];
+  for (const path of Object.keys(paths)) {
+    const { pointer: itemPointer, value: pathItem } = dereference(document, pointerTo('paths', path));
+    if (!isObject(pathItem)) continue;
+    for (const method of HTTP_METHODS) {
+      const operation = pathItem[method];
+      if (isObject(operation)) entries.push({ operationId: String(operation['operationId']), path, method, pointer: `${itemPointer}/${method}`, operation });
+    }
+  }
+  return entries;
+}
+
+/** The pointer of the schema documented for `status` and `mediaType` of an operation, if it is documented. */
+export function responseSchemaPointer(document: JsonObject, operationPointer: string, status: number, mediaType: string): string | undefined {
+  const response = dereference(document, `${operationPointer}/responses/${status}`);
+  if (!isObject(response.value)) return undefined;
+  const content = response.value['content'];
+  if (!isObject(content) || !isObject(content[mediaType])) return undefined;
+  return `${response.pointer}/content/${pointerTo(mediaType).slice(2)}/schema`;
+}
+
+/** The statuses and media types an operation documents, for messages that name the alternatives. */
+export function documentedResponses(document: JsonObject, operationPointer: string): Map<string, string[]> {
+  const responses = resolvePointer(document, `${operationPointer}/responses`);
+  const out = new Map<string, string[]>();
+  if (!isObject(responses)) return out;
+  for (const status of Object.keys(responses)) {
+    const { value } = dereference(document, `${operationPointer}/responses/${status}`);
+    out.set(status, isObject(value) && isObject(value['content']) ? Object.keys(value['content']) : []);
+  }
+  return out;
+}

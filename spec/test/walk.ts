@@ -1,5 +1,7 @@
 // Walks the bundled document and lists every example with the pointer of the schema it must satisfy.
-import { dereference, isObject, pointerTo, resolvePointer, type JsonObject } from '../lib/openapi.ts';
+import { dereference, isObject, listOperations, pointerTo, resolvePointer, type JsonObject } from '../lib/openapi.ts';
+
+export { listOperations };
 
 export type ExampleCase = {
   /** Where the example is written, for the test name. */
@@ -8,25 +10,6 @@ export type ExampleCase = {
   schemaPointer: string;
   value: unknown;
 };
-
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
-export type OperationEntry = { path: string; method: string; pointer: string; operation: JsonObject };
-
-export function listOperations(document: JsonObject): OperationEntry[] {
-  const paths = document['paths'];
-  if (!isObject(paths)) return [];
-  const entries: OperationEntry[] = [];
-  for (const path of Object.keys(paths)) {
-    const { pointer: itemPointer, value: pathItem } = dereference(document, pointerTo('paths', path));
-    if (!isObject(pathItem)) continue;
-    for (const method of HTTP_METHODS) {
-      const operation = pathItem[method];
-      if (isObject(operation)) entries.push({ path, method, pointer: `${itemPointer}/${method}`, operation });
-    }
-  }
-  return entries;
-}
 
 function mediaTypeExamples(document: JsonObject, contentPointer: string, where: string): ExampleCase[] {
   const content = resolvePointer(document, contentPointer);

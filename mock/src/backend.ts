@@ -1,0 +1,107 @@
+// openapi-backend, loaded from generated/openapi.json: routing, the security scheme, request validation and the
+// response self-check, with a handler for every lifecycle event. The order in which these run is production's only
+// together with the steps before them: see pipeline.ts.
+import { OpenAPIBackend, type Context, type Document } from 'openapi-backend';
+import type { operations } from '../../generated/types.ts';
+import { createAjv, isObject, loadDocument } from '../../spec/lib/openapi.ts';
+import * as errors from './errors.ts';
+import type { Reply, ReplyChecker } from './reply.ts';
+import type { Principal } from './security.ts';
+import { tokenFromAuthorization } from './security.ts';
+import type { Store } from './store.ts';
+
+/** What one request carries through openapi-backend: its store, its decoded inputs, and who is calling. */
+export type Call = { store: Store; inputs: Record<string, unknown>; missing: string[] };
+
+export type HandlerArgs<K extends keyof operations> = { operationId: K; principal: Principal; call: Call };
+export type Handler<K extends keyof operations> = (args: HandlerArgs<K>) => Reply;
+export type HandlerMap = { [K in keyof operations]: Handler<K> };
+
+/**
+ * openapi-backend copies the document with every repeated object turned into a `$ref` (its `decycle`), arrays
+ * included; after dereferencing, a `$ref` with sibling keywords shares its target's arrays (`examples`, `enum`), which
+ * then become `{"$ref": …}` where Ajv 2020 needs an array. Writing such a reference as `allOf: [{$ref}]` (the same
+ * meaning in 2020-12) keeps every shared object a whole schema.
+ */
+function siblingRefsAsAllOf(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(siblingRefsAsAllOf);
+  if (!isObject(node)) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) out[key] = siblingRefsAsAllOf(value);
+  const ref = out['$ref'];
+  if (typeof ref !== 'string' || Object.keys(out).length === 1) return out;
+  const { $ref: _ref, ...rest } = out;
+  return { ...rest, allOf: [{ $ref: ref }] };
+}
+
+function isPrincipal(value: unknown): value is Principal {
+  return isObject(value) && typeof value['personUuid'] === 'string' && typeof value['readOnly'] === 'boolean';
+}
+
+function principalOf(context: Context): Principal | undefined {
+  const result: unknown = context.security?.['bearerAuth'];
+  return isPrincipal(result) ? result : undefined;
+}
+
+function operationIdOf(context: Context): keyof operations | undefined {
+  const id = context.operation?.operationId;
+  return id === 'resumeProject' || id === 'closeGoal' ? id : undefined;
+}
+
+/** The validator's own document check is OAS 3.0 and rejects 3.1; Redocly lint validates the document instead. */
+class Backend extends OpenAPIBackend {
+  override validateDefinition(): Document {
+    return this.definition;
+  }
+}
+
+export function createBackend(handlers: HandlerMap, checkReply: ReplyChecker): OpenAPIBackend {
+  const definition = siblingRefsAsAllOf(loadDocument());
+  if (!isObject(definition)) throw new Error('generated/openapi.json is not an object');
+  const api = new Backend({
+    definition: definition as unknown as Document,
+    strict: true,
+    quick: true,
+    // Read-only principals are refused before the required-field check (EnforceTokenAccessMode precedes
+    // RequiredFieldValidator), so their requests are not validated at all.
+    validate: (context: Context) => principalOf(context)?.readOnly !== true,
+    customizeAjv: () => createAjv(),
+  });
+
+  const run = (context: Context, call: Call): Reply => {
+    const operationId = operationIdOf(context);
+    const principal = principalOf(context);
+    if (!operationId || !principal) return errors.MOCK_RESPONSE_INVALID([`no handler run for ${String(context.operation?.operationId)}`]);
+    if (principal.readOnly) return errors.READ_ONLY_TOKEN;
+    // Each handler takes its own operation's arguments; the map is complete by construction (HandlerMap).
+    if (operationId === 'resumeProject') return handlers.resumeProject({ operationId, principal, call });
+    return handlers.closeGoal({ operationId, principal, call });
+  };
+
+  api.register({
+    // Unreachable once pipeline.ts matched the operation; registered so no request can fall through.
+    notFound: (context: Context) => (context.request.method === 'get' || context.request.method === 'head' ? errors.QUERY_NOT_FOUND : errors.MUTATION_NOT_FOUND),
+    methodNotAllowed: (context: Context) => (context.request.method === 'get' || context.request.method === 'head' ? errors.QUERY_NOT_FOUND : errors.METHOD_NOT_ALLOWED),
+    notImplemented: (context: Context) => errors.MOCK_RESPONSE_INVALID([`no handler for ${String(context.operation?.operationId)}`]),
+    unauthorizedHandler: () => errors.UNAUTHORIZED,
+    // Schema validation after authentication finds the missing required fields (RequiredFieldValidator). Anything
+    // else the schema rejects was already accepted by the input decoder, as production accepts it (a blank
+    // `success`, a null in subscriber_ids): the operation runs and fails there, as it does in production.
+    validationFail: (context: Context, call: Call) => (call.missing.length > 0 ? errors.MISSING_REQUIRED_FIELDS(call.missing) : run(context, call)),
+    resumeProject: run,
+    closeGoal: run,
+    postResponseHandler: (context: Context): Reply => {
+      const reply: Reply = context.response;
+      const violations = checkReply(reply, context.operation?.operationId);
+      return violations.length ? errors.MOCK_RESPONSE_INVALID(violations) : reply;
+    },
+  });
+
+  // Who is calling: a principal, or false. Deciding what the principal may do is the handlers' and the guard's job.
+  api.registerSecurityHandler('bearerAuth', (context: Context, call: Call) => {
+    const header = context.request.headers['authorization'];
+    const token = tokenFromAuthorization(Array.isArray(header) ? header[0] : header);
+    return (token && call.store.authenticate(token)) || false;
+  });
+  return api;
+}

@@ -1,0 +1,154 @@
+// The input decoder of the real service (TurboConnect ParseInputs, transport-auth-errors.md "Request decoding and
+// validation"), driven by the operation's request schema in generated/openapi.json: the field list, kinds,
+// required and nullable flags all come from the spec, never from a list written here.
+import { isObject, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
+import { decodeId } from './ids.ts';
+import * as errors from './errors.ts';
+
+export type FieldKind =
+  | { kind: 'id' }
+  | { kind: 'id_list' }
+  | { kind: 'json' }
+  | { kind: 'string' }
+  | { kind: 'boolean' }
+  | { kind: 'enum'; name: string; values: ReadonlyArray<string> };
+
+export type FieldSpec = { name: string; kind: FieldKind; required: boolean; nullable: boolean };
+
+/** The declared inputs of an operation, in declaration order (the order of missing-field messages). */
+export type InputSpec = ReadonlyArray<FieldSpec>;
+
+export type Decoded =
+  | { ok: true; inputs: Record<string, unknown>; missing: string[] }
+  | { ok: false; error: errors.ErrorReply };
+
+function refName(schema: JsonObject): string | undefined {
+  const ref = schema['$ref'];
+  return typeof ref === 'string' ? ref.split('/').pop() : undefined;
+}
+
+function kindOf(document: JsonObject, schema: JsonObject, where: string): FieldKind {
+  const ref = refName(schema);
+  if (ref === 'InputId') return { kind: 'id' };
+  if (ref === 'RichTextDocument') return { kind: 'json' };
+  if (ref) {
+    const target = resolvePointer(document, String(schema['$ref']));
+    if (isObject(target) && Array.isArray(target['enum'])) {
+      return { kind: 'enum', name: typeof target['title'] === 'string' ? target['title'] : ref, values: target['enum'].map(String) };
+    }
+  }
+  const types = Array.isArray(schema['type']) ? schema['type'] : [schema['type']];
+  if (types.includes('array') && isObject(schema['items']) && refName(schema['items']) === 'InputId') return { kind: 'id_list' };
+  if (types.includes('boolean')) return { kind: 'boolean' };
+  if (types.includes('string')) return { kind: 'string' };
+  throw new Error(`${where}: no input kind for schema ${JSON.stringify(schema)}`);
+}
+
+/** Reads an operation's inputs from its request body schema (the pointer of that schema in the document). */
+export function inputSpecFrom(document: JsonObject, schemaPointer: string): InputSpec {
+  let schema = resolvePointer(document, schemaPointer);
+  if (isObject(schema) && typeof schema['$ref'] === 'string') schema = resolvePointer(document, schema['$ref']);
+  if (!isObject(schema) || !isObject(schema['properties'])) throw new Error(`no object schema at ${schemaPointer}`);
+  const required = new Set(Array.isArray(schema['required']) ? schema['required'] : []);
+  return Object.entries(schema['properties']).map(([name, property]) => {
+    if (!isObject(property)) throw new Error(`${schemaPointer}/${name} is not a schema`);
+    const types = Array.isArray(property['type']) ? property['type'] : [];
+    return { name, kind: kindOf(document, property, `${schemaPointer}/${name}`), required: required.has(name), nullable: types.includes('null') };
+  });
+}
+
+/** How Elixir prints a decoded JSON value in "#{value}" (String.Chars); undefined where that raises. */
+function elixirToString(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : String(value).replace('e+', 'e');
+  if (Array.isArray(value)) {
+    // A list prints as chardata: strings and code points, nested; anything else raises.
+    let out = '';
+    for (const item of value) {
+      if (typeof item === 'number' && Number.isInteger(item) && item >= 0 && item <= 0x10ffff) out += String.fromCodePoint(item);
+      else {
+        const part = typeof item === 'string' || Array.isArray(item) ? elixirToString(item) : undefined;
+        if (part === undefined) return undefined;
+        out += part;
+      }
+    }
+    return out;
+  }
+  return undefined;
+}
+
+type FieldResult = { ok: true; value: unknown } | { ok: false; error: errors.ErrorReply };
+
+function decodeField(field: FieldSpec, raw: unknown): FieldResult {
+  const kind = field.kind;
+  switch (kind.kind) {
+    case 'id': {
+      const id = decodeId(raw);
+      if (id.kind === 'invalid') return { ok: false, error: errors.UNDECODABLE_ID };
+      if (id.kind === 'crash') return { ok: false, error: errors.DECODING_CRASH };
+      return { ok: true, value: id.kind === 'uuid' ? id.uuid : null };
+    }
+    case 'id_list': {
+      if (raw === null) return { ok: true, value: [] };
+      if (!Array.isArray(raw)) return { ok: false, error: errors.DECODING_CRASH };
+      const ids: Array<string | null> = [];
+      for (const item of raw) {
+        if (item === null) {
+          ids.push(null); // kept: elements are not null-checked; the operation fails later (500)
+          continue;
+        }
+        const id = decodeId(item);
+        if (id.kind === 'invalid') return { ok: false, error: errors.UNDECODABLE_ID };
+        if (id.kind !== 'uuid') return { ok: false, error: errors.DECODING_CRASH };
+        ids.push(id.uuid);
+      }
+      return { ok: true, value: ids };
+    }
+    case 'json': {
+      if (raw === null) return { ok: true, value: null };
+      // A non-string, or a string that is not JSON, makes Json.decode return a 3-tuple that ParseInputs does not
+      // match: a CaseClauseError, so the framework's 500.
+      if (typeof raw !== 'string') return { ok: false, error: errors.DECODING_CRASH };
+      try {
+        const parsed: unknown = JSON.parse(raw);
+        return { ok: true, value: parsed };
+      } catch {
+        return { ok: false, error: errors.DECODING_CRASH };
+      }
+    }
+    case 'string':
+      if (raw === null || typeof raw === 'string') return { ok: true, value: raw };
+      return { ok: false, error: errors.UNKNOWN_INPUT_TYPE('string') };
+    case 'boolean':
+      if (raw === null || typeof raw === 'boolean') return { ok: true, value: raw };
+      return { ok: false, error: errors.UNKNOWN_INPUT_TYPE('boolean') };
+    case 'enum': {
+      if (raw === null) return { ok: true, value: null };
+      if (typeof raw === 'string' && kind.values.includes(raw)) return { ok: true, value: raw };
+      const printed = elixirToString(raw);
+      if (printed === undefined) return { ok: false, error: errors.DECODING_CRASH };
+      return { ok: false, error: errors.INVALID_ENUM_VALUE(kind.name, printed, kind.values) };
+    }
+  }
+}
+
+/**
+ * Decodes the supplied parameters. Keys are visited in Erlang's order for small maps (sorted), and the first error
+ * answers. Production answers an unknown key with 400 or 500 depending on whether the name is a known atom; the mock
+ * always gives the 400 (REFERENCE.md decision 2).
+ */
+export function decodeInputs(spec: InputSpec, params: Record<string, unknown>): Decoded {
+  const byName = new Map(spec.map((f) => [f.name, f]));
+  const inputs: Record<string, unknown> = {};
+  for (const key of Object.keys(params).sort()) {
+    const field = byName.get(key);
+    if (!field) return { ok: false, error: errors.UNKNOWN_INPUT_FIELD(key) };
+    const result = decodeField(field, params[key]);
+    if (!result.ok) return result;
+    if (result.value === null && !field.nullable) return { ok: false, error: errors.NULL_FIELD(key) };
+    inputs[key] = result.value;
+  }
+  const missing = spec.filter((f) => f.required && !Object.hasOwn(inputs, f.name)).map((f) => f.name);
+  return { ok: true, inputs, missing };
+}

@@ -1,0 +1,17 @@
+// POST /api/external/v1/projects/resume (REFERENCE.md decision 3; domain-and-shapes.md 3.2).
+import * as errors from '../errors.ts';
+import type { Handler } from '../backend.ts';
+import { outcomeReply, idList, optionalBoolean, requiredString } from './inputs.ts';
+
+export const resumeProject: Handler<'resumeProject'> = ({ principal, call }) => {
+  const { inputs } = call;
+  const projectId = requiredString(inputs, 'project_id');
+  if (projectId === undefined) return errors.MOCK_RESPONSE_INVALID(['project_id was not decoded']);
+  const outcome = call.store.resumeProject(principal, {
+    project_id: projectId,
+    message: inputs['message'],
+    send_notifications_to_everyone: optionalBoolean(inputs, 'send_notifications_to_everyone'),
+    subscriber_ids: idList(inputs, 'subscriber_ids'),
+  });
+  return outcomeReply(outcome, (value) => ({ project: value.project }));
+};

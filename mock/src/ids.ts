@@ -1,0 +1,87 @@
+// Ids as the real service writes and reads them (transport-auth-errors.md, "IDs and JSON primitives";
+// domain-and-shapes.md 1.2): base-62 short ids of UUIDs, name slugs, and the input decoder.
+import { randomUUID } from 'node:crypto';
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const BASE = 62n;
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_UUID = (1n << 128n) - 1n;
+
+export function newUuid(): string {
+  return randomUUID();
+}
+
+export function isUuid(value: string): boolean {
+  return UUID_PATTERN.test(value);
+}
+
+/** The UUID's 128-bit value in base 62, most significant digit first, no padding. */
+export function shortId(uuid: string): string {
+  let n = BigInt(`0x${uuid.replaceAll('-', '')}`);
+  if (n === 0n) return ALPHABET[0] ?? 'A';
+  let out = '';
+  while (n > 0n) {
+    out = (ALPHABET[Number(n % BASE)] ?? '') + out;
+    n /= BASE;
+  }
+  return out;
+}
+
+function uuidFromBigInt(n: bigint): string {
+  const hex = n.toString(16).padStart(32, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * The slug of a name: lowercase, every run of characters outside a-z0-9 becomes one dash, then whole words are
+ * taken greedily while the slug stays at most 25 characters (the first word always; a later, shorter word can still
+ * follow one that did not fit). Helpers.id_with_comments/2.
+ */
+export function slug(name: string): string {
+  const words = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').split('-').filter(Boolean);
+  let out = '';
+  for (const word of words) {
+    if (out === '') out = word;
+    else if (out.length + 1 + word.length <= 25) out = `${out}-${word}`;
+  }
+  return out;
+}
+
+/** `<slug>-<short id>`, the form of project, goal, person, space and milestone ids in responses. */
+export function slugId(name: string, uuid: string): string {
+  return `${slug(name)}-${shortId(uuid)}`;
+}
+
+/** `YYYY-MM-DD-<short id>`, the form of check-in, retrospective and progress update ids. */
+export function datedId(date: string, uuid: string): string {
+  return `${date.slice(0, 10)}-${shortId(uuid)}`;
+}
+
+export type DecodedId =
+  | { kind: 'uuid'; uuid: string }
+  | { kind: 'null' }
+  /** the decoder returned an error: the input parser answers 404 */
+  | { kind: 'invalid' }
+  /** the decoder raised: the framework answers 500 */
+  | { kind: 'crash' };
+
+/**
+ * Decodes an `:id` input like Types.Id.decode/1: null and "" are null; a canonical UUID is taken as is; otherwise
+ * the text after the last dash must be a short id (at most 22 base-62 characters, else an error); an empty rest or a
+ * value of 2^128 or more raises; a non-string raises.
+ */
+export function decodeId(value: unknown): DecodedId {
+  if (value === null || value === '') return { kind: 'null' };
+  if (typeof value !== 'string') return { kind: 'crash' };
+  if (isUuid(value)) return { kind: 'uuid', uuid: value.toLowerCase() };
+  const rest = value.slice(value.lastIndexOf('-') + 1);
+  if (rest.length > 22) return { kind: 'invalid' };
+  let n = 0n;
+  for (const char of rest) {
+    const digit = ALPHABET.indexOf(char);
+    if (digit < 0) return { kind: 'invalid' };
+    n = n * BASE + BigInt(digit);
+  }
+  if (rest.length === 0 || n > MAX_UUID) return { kind: 'crash' };
+  return { kind: 'uuid', uuid: uuidFromBigInt(n) };
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+// The mock's command line: `npm start [-- --port N --host H --seed FILE --delay MS|MIN-MAX]`. The only file that
+// reads argv and the environment, listens, and prints.
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { createMockApp, DEFAULT_BODY_LIMIT, fixturesOf } from './app.ts';
+import { parseSeed } from './seedFile.ts';
+
+const USAGE = `Usage: npm start -- [options]
+
+  --port N          port to listen on (default 4010, or $PORT); 0 picks a free port
+  --host H          address to bind (default 127.0.0.1)
+  --seed FILE       start from this seed (JSON, as GET /__mock/state and the fixtures; see mock/README.md)
+  --body-limit N    largest request body in bytes (default ${DEFAULT_BODY_LIMIT})
+  --help            show this help`;
+
+function fail(message: string): never {
+  process.stderr.write(`error: ${message}\n`);
+  process.exit(2);
+}
+
+function integer(value: string, name: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value)) fail(`${name} must be a whole number, got "${value}"`);
+  const n = Number(value);
+  if (n < min || n > max) fail(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+let args: ReturnType<typeof parse>;
+function parse() {
+  return parseArgs({
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      seed: { type: 'string' },
+      'body-limit': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+}
+try {
+  args = parse();
+} catch (error) {
+  fail(`${error instanceof Error ? error.message.split('\n')[0] : String(error)} (see --help)`);
+}
+if (args.values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+
+const port = integer(args.values.port ?? process.env['PORT'] ?? '4010', args.values.port !== undefined ? '--port' : 'PORT', 0, 65535);
+const host = args.values.host ?? '127.0.0.1';
+if (host.trim() === '') fail('--host must not be empty');
+const bodyLimit = args.values['body-limit'] === undefined ? DEFAULT_BODY_LIMIT : integer(args.values['body-limit'], '--body-limit', 1, 256_000_000);
+let seed;
+if (args.values.seed !== undefined) {
+  let text: string;
+  try {
+    text = readFileSync(args.values.seed, 'utf8');
+  } catch (error) {
+    fail(`cannot read --seed ${args.values.seed}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const parsed = parseSeed(text);
+  if (!parsed.ok) fail(`--seed ${args.values.seed}: ${parsed.error}`);
+  seed = parsed.seed;
+}
+
+const app = createMockApp(seed ? { seed, bodyLimit } : { bodyLimit });
+const server = app.listen(port, host);
+server.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EADDRINUSE') fail(`port ${port} on ${host} is already in use (choose another with --port)`);
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') fail(`cannot bind to ${host} (${error.code})`);
+  fail(`cannot listen on ${host}:${port}: ${error.message}`);
+});
+server.on('listening', () => {
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${shownHost}:${address.port}`;
+  const fixtures = fixturesOf(app.mock.seed, app.mock.store().state);
+  const lines = [
+    `mock listening on ${url}`,
+    `port: ${address.port}`,
+    '',
+    'tokens by persona:',
+    ...Object.entries(fixtures.tokens).map(([persona, token]) => `  ${persona.padEnd(13)} ${token}`),
+    '',
+    'projects:',
+    ...Object.entries(fixtures.projects).map(([story, id]) => `  ${story.padEnd(13)} ${id}`),
+    'goals:',
+    ...Object.entries(fixtures.goals).map(([story, id]) => `  ${story.padEnd(13)} ${id}`),
+    'people:',
+    ...Object.entries(fixtures.people).map(([persona, id]) => `  ${persona.padEnd(13)} ${id}`),
+    '',
+    'try:',
+    `  curl -s ${url}/api/external/v1/projects/resume -H 'Authorization: Bearer ${fixtures.tokens['full_access'] ?? ''}' -H 'Content-Type: application/json' \\`,
+    `    -d '{"project_id":"${fixtures.projects['paused'] ?? ''}","message":"{\\"type\\":\\"doc\\",\\"content\\":[]}"}'`,
+    `  curl -s ${url}/api/external/v1/goals/close -H 'Authorization: Bearer ${fixtures.tokens['full_access'] ?? ''}' -H 'Content-Type: application/json' \\`,
+    `    -d '{"goal_id":"${fixtures.goals['open'] ?? ''}","success":"yes","success_status":"achieved","retrospective":"{\\"type\\":\\"doc\\",\\"content\\":[]}"}'`,
+    '',
+    `fixtures as JSON: ${url}/__mock/fixtures · state: ${url}/__mock/state · reset: POST ${url}/__mock/reset`,
+  ];
+  if (!['127.0.0.1', '::1', 'localhost'].includes(host)) lines.push('', `warning: bound to ${host}, not loopback: anyone who can reach this address can use the tokens above`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+});
+
+let closing = false;
+function shutdown(signal: string): void {
+  if (closing) return;
+  closing = true;
+  process.stdout.write(`${signal}: closing the mock\n`);
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+  setTimeout(() => process.exit(0), 2000).unref();
+}
+process.on('SIGINT', () => shutdown('SIGINT'));
+process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -1,0 +1,60 @@
+// A reply is what the mock answers, before it is written: status, body and production's framing. Every reply passes
+// `checkReply` (the response self-check against the spec) and is written by `writeReply`, nowhere else.
+import type { Response } from 'express';
+import { createSchemaValidator, documentedResponses, formatErrors, listOperations, loadDocument, responseSchemaPointer, type SchemaValidator } from '../../spec/lib/openapi.ts';
+import * as errors from './errors.ts';
+
+export type Reply = errors.ErrorReply | { code: 'OK'; status: 200; body: Record<string, unknown>; framing: 'json' };
+
+export type ReplyOptions = {
+  /** The operation the request reached, when it reached one: the reply is checked against its responses. */
+  operationId?: string;
+  /** Errors raised before the router (invalid JSON, 413, 406) are rendered from the entry connection: no request id. */
+  entry?: boolean;
+};
+
+/** The media type a reply is documented under: plain-text and JSON bodies sent without a Content-Type included. */
+export function mediaTypeOf(reply: Reply): string {
+  if (reply.framing === 'html') return 'text/html';
+  return typeof reply.body === 'string' ? 'text/plain' : 'application/json';
+}
+
+export type ReplyChecker = (reply: Reply, operationId: string | undefined) => string[];
+
+/** Checks replies against generated/openapi.json: documented status, documented media type, body schema. */
+export function createReplyChecker(validator: SchemaValidator = createSchemaValidator()): ReplyChecker {
+  const document = loadDocument();
+  const operations = new Map(listOperations(document).map((o) => [o.operationId, o.pointer]));
+  return (reply, operationId) => {
+    if (!operationId) return [];
+    const pointer = operations.get(operationId);
+    if (!pointer) return [`operation ${operationId} is not in the spec`];
+    const documented = documentedResponses(document, pointer);
+    const mediaTypes = documented.get(String(reply.status));
+    if (!mediaTypes) return [`status ${reply.status} is not documented for ${operationId}; documented: ${[...documented.keys()].join(', ')}`];
+    const mediaType = mediaTypeOf(reply);
+    const schema = responseSchemaPointer(document, pointer, reply.status, mediaType);
+    if (!schema) return [`${mediaType} is not documented for ${operationId} ${reply.status}; documented: ${mediaTypes.join(', ')}`];
+    const problems = validator.validate(schema, reply.body);
+    return problems.length ? [`${operationId} ${reply.status} ${mediaType}: ${formatErrors(problems)}`] : [];
+  };
+}
+
+const CONTENT_TYPES = { json: 'application/json; charset=utf-8', html: 'text/html; charset=utf-8', none: undefined } as const;
+
+let requestCounter = 0;
+function requestId(): string {
+  requestCounter = (requestCounter + 1) % 0x1000000;
+  return `${Date.now().toString(36)}${requestCounter.toString(36).padStart(5, '0')}${Math.random().toString(36).slice(2, 8)}`.padEnd(20, '0').slice(0, 20);
+}
+
+/** Writes a reply as production frames it: no Content-Type where production sets none, JSON bytes in key order. */
+export function writeReply(res: Response, reply: Reply, options: ReplyOptions = {}): void {
+  const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+  res.status(reply.status);
+  res.setHeader('cache-control', 'max-age=0, private, must-revalidate');
+  if (!options.entry) res.setHeader('x-request-id', requestId());
+  const contentType = CONTENT_TYPES[reply.framing];
+  if (contentType) res.setHeader('content-type', contentType);
+  res.end(body);
+}

@@ -1,0 +1,108 @@
+// The mock's data: plain JSON rows, so a state can be cloned per session, dumped by GET /__mock/state and loaded
+// from a seed file. Rows hold what the state rules read and write; `template` holds the rest of a record's API
+// object (milestones, contributors, check-ins …) as the spec's examples give it.
+import type { components } from '../../generated/types.ts';
+
+export type Schemas = components['schemas'];
+export type Project = Schemas['Project'];
+export type Goal = Schemas['Goal'];
+export type Person = Schemas['Person'];
+
+/** Binding levels on one record: company members, space members, anonymous visitors, and named people. */
+export type Access = { public: Schemas['AccessLevel']; company: Schemas['AccessLevel']; space: Schemas['AccessLevel']; people: Record<string, number> };
+
+export type CompanyRow = { uuid: string; id: string; name: string; billing_read_only: boolean; app_origin: string };
+export type PersonRow = {
+  uuid: string;
+  full_name: string;
+  title: string | null;
+  email: string;
+  type: 'human' | 'guest';
+  avatar_url: string | null;
+  suspended: boolean;
+  /** owners and admins: full access to everything in the company */
+  company_admin: boolean;
+};
+export type SpaceRow = { uuid: string; name: string; member_uuids: string[] };
+export type ProjectRow = {
+  uuid: string;
+  name: string;
+  space_uuid: string;
+  goal_uuid: string | null;
+  champion_uuid: string | null;
+  reviewer_uuid: string | null;
+  stored_status: 'active' | 'paused' | 'closed';
+  closed_at: string | null;
+  success_status: 'achieved' | 'missed' | null;
+  next_check_in_scheduled_at: string | null;
+  inserted_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+  access: Access;
+  template: Project;
+};
+export type GoalRow = {
+  uuid: string;
+  name: string;
+  space_uuid: string;
+  champion_uuid: string | null;
+  reviewer_uuid: string | null;
+  closed_at: string | null;
+  closed_by_uuid: string | null;
+  success: string | null;
+  success_status: 'achieved' | 'missed' | null;
+  next_update_scheduled_at: string | null;
+  inserted_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+  access: Access;
+  template: Goal;
+};
+export type TokenRow = { persona: string; sha256: string; person_uuid: string; read_only: boolean };
+export type ActivityRow = {
+  id: string;
+  action: 'project_resuming' | 'goal_closing';
+  author_uuid: string;
+  project_uuid: string | null;
+  goal_uuid: string | null;
+  content: Record<string, unknown>;
+  comment_thread_id: string;
+  inserted_at: string;
+};
+export type CommentThreadRow = { id: string; parent_type: 'activity'; parent_id: string; message: Record<string, unknown>; subscription_list_id: string; inserted_at: string };
+export type SubscriptionListRow = { id: string; parent_type: 'comment_thread'; parent_id: string; send_to_everyone: boolean };
+export type SubscriptionRow = { id: string; subscription_list_id: string; person_uuid: string; type: 'invited' | 'mentioned' | 'joined'; canceled: boolean };
+export type NotificationRow = {
+  id: string;
+  person_uuid: string;
+  activity_id: string | null;
+  action: string;
+  project_uuid: string | null;
+  goal_uuid: string | null;
+  read: boolean;
+  inserted_at: string;
+};
+
+export type State = {
+  company: CompanyRow;
+  people: PersonRow[];
+  spaces: SpaceRow[];
+  projects: ProjectRow[];
+  goals: GoalRow[];
+  tokens: TokenRow[];
+  activities: ActivityRow[];
+  comment_threads: CommentThreadRow[];
+  subscription_lists: SubscriptionListRow[];
+  subscriptions: SubscriptionRow[];
+  notifications: NotificationRow[];
+};
+
+/** What a caller needs to use a state: raw tokens by persona and record uuids by story. */
+export type Fixtures = {
+  tokens: Record<string, string>;
+  projects: Record<string, string>;
+  goals: Record<string, string>;
+  people: Record<string, string>;
+};
+
+export type Seed = { state: State; fixtures: Fixtures };

@@ -1,0 +1,138 @@
+// The parts of HTTP the real service handles before its API code: content negotiation (Phoenix accepts/2 and
+// render_errors), content types and body decoding (Plug.Parsers), form and query decoding (Plug.Conn.Query).
+import { isObject } from '../../spec/lib/openapi.ts';
+
+/** MIME extensions of the types that matter here (MIME.extensions/1). */
+const EXTENSIONS: Record<string, string[]> = { 'application/json': ['json'], 'text/html': ['html', 'htm'] };
+
+type MediaRange = { type: string; subtype: string; q: number };
+
+function parseMediaRange(entry: string): MediaRange | undefined {
+  const [range, ...params] = entry.split(';');
+  const match = /^\s*([\w.+*-]+)\/([\w.+*-]+)\s*$/.exec(range ?? '');
+  if (!match?.[1] || !match[2]) return undefined;
+  let q = 1;
+  for (const param of params) {
+    const [key, value] = param.split('=').map((s) => s.trim());
+    if (key === 'q' && value !== undefined && /^\d(\.\d+)?$/.test(value)) q = Number(value);
+  }
+  return { type: match[1].toLowerCase(), subtype: match[2].toLowerCase(), q };
+}
+
+function findFormat(range: MediaRange, accepted: ReadonlyArray<string>): string | undefined {
+  if (range.type === '*' && range.subtype === '*') return accepted[0];
+  if (range.subtype === '*') return accepted.find((format) => Object.entries(EXTENSIONS).some(([mime, exts]) => exts.includes(format) && mime.startsWith(`${range.type}/`)));
+  const exts = EXTENSIONS[`${range.type}/${range.subtype}`] ?? [];
+  return exts.find((ext) => accepted.includes(ext));
+}
+
+/**
+ * The format Phoenix picks from an Accept header among `accepted`, or undefined when none fits: no header takes
+ * the first; the first entry with q=1 that fits wins; otherwise the best of the rest by q (q=0 included).
+ */
+export function negotiate(accept: string | undefined, accepted: ReadonlyArray<string>): string | undefined {
+  if (accept === undefined || accept.trim() === '') return accepted[0];
+  const rest: Array<{ q: number; index: number; range: MediaRange }> = [];
+  accept.split(',').forEach((entry, index) => {
+    const range = parseMediaRange(entry);
+    if (!range) return;
+    const format = range.q === 1 ? findFormat(range, accepted) : undefined;
+    if (format) rest.unshift({ q: 2, index: -1, range });
+    else rest.push({ q: range.q, index, range });
+  });
+  rest.sort((a, b) => b.q - a.q || a.index - b.index);
+  for (const { range } of rest) {
+    const format = findFormat(range, accepted);
+    if (format) return format;
+  }
+  return undefined;
+}
+
+/** Error views render JSON only when Accept picks json over html (render_errors.ex, formats [html, json]). */
+export function errorViewIsJson(accept: string | undefined): boolean {
+  return negotiate(accept, ['html', 'json']) === 'json';
+}
+
+export type BodyKind = 'json' | 'form' | 'multipart' | 'none' | 'unsupported';
+
+/** How Plug.Parsers treats a Content-Type: JSON (`application/json`, `application/*+json`), forms, none, other. */
+export function bodyKind(contentType: string | undefined): BodyKind {
+  if (contentType === undefined) return 'none';
+  const match = /^\s*([\w.+-]+)\/([\w.+-]+)\s*(;.*)?$/.exec(contentType);
+  if (!match?.[1] || !match[2]) return 'unsupported';
+  const type = match[1].toLowerCase();
+  const subtype = match[2].toLowerCase();
+  if (type === 'application' && (subtype === 'json' || subtype.endsWith('+json'))) return 'json';
+  if (type === 'application' && subtype === 'x-www-form-urlencoded') return 'form';
+  if (type === 'multipart' && (subtype === 'form-data' || subtype === 'mixed')) return 'multipart';
+  return 'unsupported';
+}
+
+export type Params = Record<string, unknown>;
+
+/**
+ * Decodes `a=1&b[]=2&c[d]=3` as Plug.Conn.Query does: `b` a list, `c` a map, the last of repeated plain keys wins.
+ * Objects are built with defineProperty semantics, so a `__proto__` key is an ordinary key.
+ */
+export function decodeQuery(text: string): Params {
+  const out: Params = {};
+  const set = (target: Params, key: string, value: unknown): void => {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  };
+  for (const [rawKey, value] of new URLSearchParams(text)) {
+    const match = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(rawKey);
+    const base = match?.[1] ?? rawKey;
+    const parts = match?.[2] ? [...match[2].matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1] ?? '') : [];
+    if (parts.length === 0) {
+      set(out, base, value);
+    } else if (parts.length === 1 && parts[0] === '') {
+      const list = Object.hasOwn(out, base) && Array.isArray(out[base]) ? out[base] : [];
+      list.push(value);
+      set(out, base, list);
+    } else {
+      let target: Params = out;
+      let key = base;
+      for (const part of parts) {
+        const next = Object.hasOwn(target, key) ? target[key] : undefined;
+        const child: Params = isObject(next) ? next : {};
+        set(target, key, child);
+        target = child;
+        key = part;
+      }
+      set(target, key, value);
+    }
+  }
+  return out;
+}
+
+export type ParsedBody = { ok: true; params: Params } | { ok: false };
+
+/**
+ * Plug.Parsers at the endpoint: JSON (zero bytes is `{}`, a non-object top level goes under `_json`, invalid JSON or
+ * UTF-8 fails), URL-encoded forms; no Content-Type means the body is ignored; other types are left unparsed here.
+ * Multipart bodies are not decoded by the mock (their fields are ignored).
+ */
+export function parseBody(kind: BodyKind, body: Buffer): ParsedBody {
+  if (kind === 'json') {
+    if (body.length === 0) return { ok: true, params: {} };
+    let value: unknown;
+    try {
+      value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+    } catch {
+      return { ok: false };
+    }
+    if (isObject(value)) return { ok: true, params: value };
+    return { ok: true, params: { _json: value } };
+  }
+  if (kind === 'form') return { ok: true, params: decodeQuery(body.toString('utf8')) };
+  return { ok: true, params: {} };
+}
+
+/** The query merged with the body parameters, the body winning (Plug.Parsers.merge_params). */
+export function mergeParams(query: Params, body: Params): Params {
+  const out: Params = {};
+  for (const source of [query, body]) {
+    for (const [key, value] of Object.entries(source)) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}

@@ -1,0 +1,28 @@
+// Type guards backed by the spec's schemas: the way data from outside (examples, seed files, responses) becomes a
+// generated type without a cast.
+import type { components } from '../../generated/types.ts';
+import { createSchemaValidator, formatErrors, pointerTo, type SchemaValidator } from './openapi.ts';
+
+export type Schemas = components['schemas'];
+
+let validator: SchemaValidator | undefined;
+
+function shared(): SchemaValidator {
+  validator ??= createSchemaValidator();
+  return validator;
+}
+
+/** The violations of `value` against the component schema `name` ('' when it conforms). */
+export function schemaViolations(name: keyof Schemas, value: unknown): string {
+  return formatErrors(shared().validate(pointerTo('components', 'schemas', name), value));
+}
+
+export function conforms<K extends keyof Schemas>(name: K, value: unknown): value is Schemas[K] {
+  return schemaViolations(name, value) === '';
+}
+
+/** `value` as the component type `name`, or an error naming every violation and `where` it came from. */
+export function expectSchema<K extends keyof Schemas>(name: K, value: unknown, where: string): Schemas[K] {
+  if (conforms(name, value)) return value;
+  throw new Error(`${where} is not a valid ${name}: ${schemaViolations(name, value)}`);
+}
