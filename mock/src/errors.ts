@@ -1,5 +1,26 @@
-// Every error the mock sends, in one catalog. Texts are production's (transport-auth-errors.md, the error table);
-// where the spec holds the same text as a response example, a test checks that the two agree.
+// Every error the mock sends, in one catalog. Where the spec documents the response, the body is the spec's own
+// example (read from generated/openapi.json); the others (paths and methods the spec does not document, and the
+// messages with a variable part) are production's texts from transport-auth-errors.md's error table, and a test
+// checks that each variable message reproduces the spec's example.
+import { isObject, loadDocument, resolvePointer } from '../../spec/lib/openapi.ts';
+
+function specExample(pointer: string): unknown {
+  const value = resolvePointer(loadDocument(), pointer);
+  if (value === undefined) throw new Error(`the spec has no example at ${pointer}; the error catalog needs it`);
+  return value;
+}
+function specText(response: string, mediaType: string): string {
+  const value = specExample(`#/components/responses/${response}/content/${mediaType.replace('/', '~1')}/example`);
+  if (typeof value !== 'string') throw new Error(`the ${response} ${mediaType} example is not text`);
+  return value;
+}
+function specJson(pointer: string): Record<string, unknown> {
+  const value = specExample(pointer);
+  if (!isObject(value)) throw new Error(`the example at ${pointer} is not a JSON object`);
+  return value;
+}
+const responseJson = (response: string, example?: string): Record<string, unknown> =>
+  specJson(`#/components/responses/${response}/content/application~1json/${example ? `examples/${example}/value` : 'example'}`);
 
 /** How production frames the body: no Content-Type header at all, JSON, or an HTML error view. */
 export type Framing = 'none' | 'json' | 'html';
@@ -12,23 +33,25 @@ function plain(code: string, status: number, body: string): ErrorReply {
 function service(code: string, status: number, error: string, message: string, framing: Framing): ErrorReply {
   return { code, status, body: { error, message }, framing };
 }
-function framework(code: string, status: number, detail: string): ErrorReply {
-  return { code, status, body: { errors: { detail } }, framing: 'json' };
+function json(code: string, status: number, body: Record<string, unknown>): ErrorReply {
+  return { code, status, body, framing: 'json' };
 }
 function html(code: string, status: number, text: string): ErrorReply {
   return { code, status, body: text, framing: 'html' };
 }
 
-/** Phoenix renders endpoint errors as text/html unless Accept selects JSON only (render_errors.ex). */
-export function frameworkOrHtml(code: string, status: number, reason: string, acceptsJsonOnly: boolean): ErrorReply {
-  return acceptsJsonOnly ? framework(code, status, reason) : html(code, status, reason);
+/** Phoenix renders endpoint errors as text/html unless Accept picks JSON (render_errors.ex): both are prebuilt. */
+function endpointError(code: string, status: number, asHtml: string, asJson: Record<string, unknown>): (errorViewIsJson: boolean) => ErrorReply {
+  const htmlReply = html(code, status, asHtml);
+  const jsonReply = json(code, status, asJson);
+  return (errorViewIsJson) => (errorViewIsJson ? jsonReply : htmlReply);
 }
 
-export const INVALID_JSON = (acceptsJsonOnly: boolean): ErrorReply => frameworkOrHtml('INVALID_JSON', 400, 'Bad Request', acceptsJsonOnly);
-export const PAYLOAD_TOO_LARGE = (acceptsJsonOnly: boolean): ErrorReply => frameworkOrHtml('PAYLOAD_TOO_LARGE', 413, 'Request Entity Too Large', acceptsJsonOnly);
-export const ROUTE_NOT_FOUND = (acceptsJsonOnly: boolean): ErrorReply => frameworkOrHtml('ROUTE_NOT_FOUND', 404, 'Not Found', acceptsJsonOnly);
-export const NOT_ACCEPTABLE = html('NOT_ACCEPTABLE', 406, 'Not Acceptable');
-export const UNSUPPORTED_MEDIA_TYPE = framework('UNSUPPORTED_MEDIA_TYPE', 415, 'Unsupported Media Type');
+export const INVALID_JSON = endpointError('INVALID_JSON', 400, specText('ResumeProjectBadRequest', 'text/html'), specJson('#/components/examples/InvalidJsonAcceptJson/value'));
+export const PAYLOAD_TOO_LARGE = endpointError('PAYLOAD_TOO_LARGE', 413, specText('PayloadTooLarge', 'text/html'), responseJson('PayloadTooLarge'));
+export const ROUTE_NOT_FOUND = endpointError('ROUTE_NOT_FOUND', 404, 'Not Found', { errors: { detail: 'Not Found' } });
+export const NOT_ACCEPTABLE = html('NOT_ACCEPTABLE', 406, specText('NotAcceptable', 'text/html'));
+export const UNSUPPORTED_MEDIA_TYPE = json('UNSUPPORTED_MEDIA_TYPE', 415, responseJson('UnsupportedMediaType'));
 export const METHOD_NOT_ALLOWED = plain('METHOD_NOT_ALLOWED', 405, 'Method Not Allowed');
 export const MISSING_QUERY_NAME = plain('MISSING_QUERY_NAME', 400, 'Missing query name');
 export const INVALID_QUERY_NAME = (segments: ReadonlyArray<string>): ErrorReply => plain('INVALID_QUERY_NAME', 400, `Invalid query name: ${segments.join('/')}`);
@@ -41,19 +64,19 @@ export const UNKNOWN_INPUT_TYPE = (type: 'string' | 'boolean'): ErrorReply => se
 export const INVALID_ENUM_VALUE = (name: string, printed: string, allowed: ReadonlyArray<string>): ErrorReply =>
   service('INVALID_ENUM_VALUE', 400, 'Bad request', `Invalid value for enum ${name}: ${printed}. Allowed values: ${allowed.join(', ')}`, 'none');
 export const NULL_FIELD = (name: string): ErrorReply => service('NULL_FIELD', 400, 'Bad request', `Field '${name}' cannot be null`, 'none');
-export const UNDECODABLE_ID = service('UNDECODABLE_ID', 404, 'Not found', 'The requested resource was not found', 'none');
-export const DECODING_CRASH = framework('DECODING_CRASH', 500, 'Internal Server Error');
+export const UNDECODABLE_ID: ErrorReply = { code: 'UNDECODABLE_ID', status: 404, body: responseJson('NotFound'), framing: 'none' };
+export const DECODING_CRASH = json('DECODING_CRASH', 500, responseJson('InternalServerError', 'decoding_crash'));
 
 // Authentication and the read-only guard: plain text, no Content-Type.
-export const UNAUTHORIZED = plain('UNAUTHORIZED', 401, 'Unauthorized');
-export const READ_ONLY_TOKEN = plain('READ_ONLY_TOKEN', 403, 'Read-only API tokens cannot execute mutations');
+export const UNAUTHORIZED = plain('UNAUTHORIZED', 401, specText('Unauthorized', 'text/plain'));
+export const READ_ONLY_TOKEN = plain('READ_ONLY_TOKEN', 403, specText('Forbidden', 'text/plain'));
 
 // After authentication: JSON.
 export const MISSING_REQUIRED_FIELDS = (names: ReadonlyArray<string>): ErrorReply =>
   service('MISSING_REQUIRED_FIELDS', 400, 'Bad request', `Missing required fields: ${names.join(', ')}`, 'json');
-export const NOT_FOUND = service('NOT_FOUND', 404, 'Not found', 'The requested resource was not found', 'json');
-export const FORBIDDEN = service('FORBIDDEN', 403, 'Forbidden', "You don't have permission to perform this action", 'json');
-export const OPERATION_FAILED = service('OPERATION_FAILED', 500, 'Internal server error', 'An unexpected error occurred', 'json');
+export const NOT_FOUND = json('NOT_FOUND', 404, responseJson('NotFound'));
+export const FORBIDDEN = json('FORBIDDEN', 403, responseJson('Forbidden'));
+export const OPERATION_FAILED = json('OPERATION_FAILED', 500, responseJson('InternalServerError', 'operation_failed'));
 
 /** Not production's: the mock's own answer when one of its responses breaks the spec (a mock bug, never quiet). */
 export const MOCK_RESPONSE_INVALID = (violations: ReadonlyArray<string>): ErrorReply => ({

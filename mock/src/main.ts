@@ -51,7 +51,8 @@ if (args.values.help) {
   process.exit(0);
 }
 
-const port = integer(args.values.port ?? process.env['PORT'] ?? '4010', args.values.port !== undefined ? '--port' : 'PORT', 0, 65535);
+const envPort = process.env['PORT']?.trim() || undefined;
+const port = integer(args.values.port ?? envPort ?? '4010', args.values.port !== undefined ? '--port' : 'PORT', 0, 65535);
 const host = args.values.host ?? '127.0.0.1';
 if (host.trim() === '') fail('--host must not be empty');
 const bodyLimit = args.values['body-limit'] === undefined ? DEFAULT_BODY_LIMIT : integer(args.values['body-limit'], '--body-limit', 1, 256_000_000);

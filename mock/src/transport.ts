@@ -33,13 +33,14 @@ function findFormat(range: MediaRange, accepted: ReadonlyArray<string>): string 
 export function negotiate(accept: string | undefined, accepted: ReadonlyArray<string>): string | undefined {
   if (accept === undefined || accept.trim() === '') return accepted[0];
   const rest: Array<{ q: number; index: number; range: MediaRange }> = [];
-  accept.split(',').forEach((entry, index) => {
+  const entries = accept.split(',');
+  for (const [index, entry] of entries.entries()) {
     const range = parseMediaRange(entry);
-    if (!range) return;
+    if (!range) continue;
     const format = range.q === 1 ? findFormat(range, accepted) : undefined;
-    if (format) rest.unshift({ q: 2, index: -1, range });
-    else rest.push({ q: range.q, index, range });
-  });
+    if (format) return format;
+    rest.push({ q: range.q, index, range });
+  }
   rest.sort((a, b) => b.q - a.q || a.index - b.index);
   for (const { range } of rest) {
     const format = findFormat(range, accepted);
