@@ -1,19 +1,24 @@
-// createMockApp: the mock as an Express app that does not listen, so tests and other apps can mount it.
+// createMockApp: the mock as an Express app that does not listen, so tests and other apps can mount it. Two apps in
+// one process share nothing but the read-only spec.
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createBackend } from './backend.ts';
+import { controlRouter, fixturesOf, sessionName } from './controls.ts';
+import { cors } from './cors.ts';
 import * as errors from './errors.ts';
 import { closeGoal } from './handlers/closeGoal.ts';
 import { resumeProject } from './handlers/resumeProject.ts';
-import { slugId } from './ids.ts';
-import { answer, readOperations } from './pipeline.ts';
+import { answer, readOperations, type Answer } from './pipeline.ts';
+import { forcedReply, parsePrefer } from './prefer.ts';
 import { createReplyChecker, writeReply, type Reply } from './reply.ts';
 import { defaultSeed } from './seed.ts';
-import type { Seed, State } from './state.ts';
-import { Store } from './store.ts';
+import { DEFAULT_MAX_SESSIONS, Sessions, type Session } from './sessions.ts';
+import type { Seed } from './state.ts';
+import type { Store } from './store.ts';
 import { errorViewIsJson } from './transport.ts';
 
 export type MockOptions = {
-  /** The data to start from (and to return to on reset); the default seed is built from the spec's examples. */
+  /** The data every session starts from (and returns to on reset); the default is built from the spec's examples. */
   seed?: Seed;
   /** The clock of the state rules (check-in dates, outdated flags, timestamps). */
   now?: () => Date;
@@ -23,91 +28,90 @@ export type MockOptions = {
   bodyLimit?: number;
   /** Check every response against the spec and answer a loud 500 naming the violations (default true). */
   validateResponses?: boolean;
+  /** Wait this long (a random time in [min, max] ms) before every API answer; `Prefer: delay=MS` overrides it. */
+  delay?: { min: number; max: number };
+  /** CORS for browser apps: on by default, reflecting any origin; `origins` restricts it. */
+  cors?: { enabled: boolean; origins?: ReadonlyArray<string> };
+  /** Serve the /__mock/ control endpoints (default true). */
+  control?: boolean;
+  /** How many X-Mock-Session sessions to keep before the least recently used is dropped. */
+  maxSessions?: number;
 };
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 
 /** The parts of a running mock that tests and the CLI may look at. */
-export type MockInternals = { store(): Store; seed: Seed; reset(): void };
+export type MockInternals = { seed: Seed; sessions: Sessions; store(session?: string): Store };
 
 export type MockApp = express.Express & { mock: MockInternals };
+
+export { fixturesOf };
 
 export function createMockApp(options: MockOptions = {}): MockApp {
   const seed = options.seed ?? defaultSeed();
   const now = options.now ?? (() => new Date());
-  const storeOptions = options.newId ? { now, newId: options.newId } : { now };
-  const fresh = (): Store => new Store(structuredClone(seed.state), storeOptions);
-  let store = fresh();
-
-  const checker = createReplyChecker();
-  const checkReply = options.validateResponses === false ? () => [] : checker;
+  const sessions = new Sessions(seed, options.newId ? { now, newId: options.newId } : { now }, options.maxSessions ?? DEFAULT_MAX_SESSIONS);
+  const checkReply = options.validateResponses === false ? () => [] : createReplyChecker();
   const api = createBackend({ resumeProject, closeGoal }, checkReply);
   const operations = readOperations();
+  const delay = options.delay;
 
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
+  app.set('query parser', 'simple');
+  app.use(cors(options.cors ?? { enabled: true }));
+  if (options.control !== false) app.use('/__mock', express.json({ limit: '1mb' }), controlRouter(seed, sessions));
 
-  // ── mock controls (never under the API prefix) ────────────────────────────────────────────────────────────────
-  const control = express.Router();
-  control.get('/fixtures', (_req, res) => {
-    res.json(fixturesOf(seed, store.state));
-  });
-  control.get('/state', (_req, res) => {
-    res.json(store.state);
-  });
-  control.post('/reset', (_req, res) => {
-    store = fresh();
-    res.json({ reset: true });
-  });
-  app.use('/__mock', control);
-
-  // ── the API, in production's order of checks ──────────────────────────────────────────────────────────────────
+  // ── the API, in production's order of checks (pipeline.ts) ────────────────────────────────────────────────────
   app.use(express.raw({ type: () => true, limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, inflate: false }));
   app.use(async (req: Request, res: Response, next: NextFunction) => {
+    const started = performance.now();
     try {
-      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const { reply, options: replyOptions } = await answer(req, body, { api, operations, store });
-      // Replies from steps 1–5 did not pass through openapi-backend's postResponseHandler: check them here.
-      const violations = checkReply(reply, replyOptions.operationId);
-      writeReply(res, violations.length && reply.code !== 'MOCK_RESPONSE_INVALID' ? errors.MOCK_RESPONSE_INVALID(violations) : reply, replyOptions);
+      const name = sessionName(req);
+      const prefer = parsePrefer(req.get('prefer'));
+      const session = name.ok ? sessions.get(name.name) : undefined;
+      let result: Answer;
+      if (!name.ok) result = { reply: errors.MOCK_CONTROL_ERROR(name.message), options: {} };
+      else if (!prefer.ok) result = { reply: prefer.error, options: {} };
+      else if (session) {
+        const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+        const preferences = prefer.value;
+        // A forced answer (Prefer: code / example) replaces the operation once the operation is known: no state change.
+        result = await answer(req, body, { api, operations, store: session.store, force: (operationId) => forcedReply(operationId, preferences) });
+      } else throw new Error('unreachable: a valid session name always has a session');
+      const wait = prefer.ok && prefer.value.delay !== undefined ? prefer.value.delay : delay ? delay.min + Math.random() * (delay.max - delay.min) : 0;
+      if (wait > 0) await sleep(wait);
+      const mockOwn = result.reply.code.startsWith('MOCK_');
+      const violations = mockOwn ? [] : checkReply(result.reply, result.options.operationId);
+      writeReply(res, violations.length ? errors.MOCK_RESPONSE_INVALID(violations) : result.reply, result.options);
+      if (session) recordRequest(sessions, session, req, res.statusCode, started, result.options.operationId);
     } catch (error) {
       next(error);
     }
   });
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const type = typeof error === 'object' && error !== null && 'type' in error ? error.type : undefined;
+    if (type === 'request.aborted') return;
     let reply: Reply;
     if (type === 'entity.too.large') reply = errors.PAYLOAD_TOO_LARGE(errorViewIsJson(req.headers['accept']));
-    else if (type === 'request.aborted') return;
     else if (typeof type === 'string') reply = errors.INVALID_JSON(errorViewIsJson(req.headers['accept']));
     else reply = errors.MOCK_RESPONSE_INVALID([`the mock failed: ${error instanceof Error ? error.message : String(error)}`]);
     writeReply(res, reply, { entry: true });
+    const name = sessionName(req);
+    if (name.ok) recordRequest(sessions, sessions.get(name.name), req, res.statusCode, performance.now(), undefined);
   });
 
-  return Object.assign(app, {
-    mock: {
-      store: () => store,
-      seed,
-      reset: () => {
-        store = fresh();
-      },
-    },
-  });
+  return Object.assign(app, { mock: { seed, sessions, store: (session?: string) => sessions.get(session).store } });
 }
 
-/** Tokens by persona and record ids by story, in the id form responses use. Every value is a string. */
-export function fixturesOf(seed: Seed, state: State): { tokens: Record<string, string>; projects: Record<string, string>; goals: Record<string, string>; people: Record<string, string> } {
-  const nameOf = (rows: ReadonlyArray<{ uuid: string; name?: string; full_name?: string }>, uuid: string): string => {
-    const row = rows.find((r) => r.uuid === uuid);
-    return row ? slugId(row.name ?? row.full_name ?? '', uuid) : uuid;
-  };
-  const map = (ids: Record<string, string>, rows: ReadonlyArray<{ uuid: string; name?: string; full_name?: string }>): Record<string, string> =>
-    Object.fromEntries(Object.entries(ids).map(([key, uuid]) => [key, nameOf(rows, uuid)]));
-  return {
-    tokens: { ...seed.fixtures.tokens },
-    projects: map(seed.fixtures.projects, state.projects),
-    goals: map(seed.fixtures.goals, state.goals),
-    people: map(seed.fixtures.people, state.people),
-  };
+function recordRequest(sessions: Sessions, session: Session, req: Request, status: number, started: number, operationId: string | undefined): void {
+  sessions.record(session, {
+    at: new Date().toISOString(),
+    method: req.method,
+    path: new URL(req.originalUrl, 'http://mock.invalid').pathname,
+    status,
+    duration_ms: Math.round(performance.now() - started),
+    operation: operationId ?? null,
+  });
 }

@@ -85,3 +85,6 @@ export const MOCK_RESPONSE_INVALID = (violations: ReadonlyArray<string>): ErrorR
   body: { error: 'Mock response invalid', message: `The mock's response breaks the spec: ${violations.join('; ')}` },
   framing: 'json',
 });
+
+/** Not production's: a mock control (Prefer, X-Mock-Session) was used wrongly. */
+export const MOCK_CONTROL_ERROR = (message: string): ErrorReply => ({ code: 'MOCK_CONTROL_ERROR', status: 400, body: { error: 'Mock control error', message }, framing: 'json' });

@@ -4,14 +4,21 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { createMockApp, DEFAULT_BODY_LIMIT, fixturesOf } from './app.ts';
+import { createMockApp, DEFAULT_BODY_LIMIT, fixturesOf, type MockOptions } from './app.ts';
+import { MAX_DELAY_MS } from './prefer.ts';
+import { DEFAULT_MAX_SESSIONS } from './sessions.ts';
 import { parseSeed } from './seedFile.ts';
 
 const USAGE = `Usage: npm start -- [options]
 
   --port N          port to listen on (default 4010, or $PORT); 0 picks a free port
   --host H          address to bind (default 127.0.0.1)
-  --seed FILE       start from this seed (JSON, as GET /__mock/state and the fixtures; see mock/README.md)
+  --seed FILE       start from this seed (JSON {"state", "fixtures"}; see mock/README.md)
+  --delay MS        wait MS before every API answer; MIN-MAX waits a random time in that range
+  --cors-origin O   allow only this browser origin (repeatable; default: reflect any origin)
+  --no-cors         no CORS headers and no preflight answers, as production
+  --no-control      do not serve the /__mock/ control endpoints (for a shared deployment)
+  --max-sessions N  X-Mock-Session sessions kept before the least recently used is dropped (default ${DEFAULT_MAX_SESSIONS})
   --body-limit N    largest request body in bytes (default ${DEFAULT_BODY_LIMIT})
   --help            show this help`;
 
@@ -35,6 +42,11 @@ function parse() {
       host: { type: 'string' },
       seed: { type: 'string' },
       'body-limit': { type: 'string' },
+      delay: { type: 'string' },
+      'cors-origin': { type: 'string', multiple: true },
+      'no-cors': { type: 'boolean' },
+      'no-control': { type: 'boolean' },
+      'max-sessions': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -69,7 +81,23 @@ if (args.values.seed !== undefined) {
   seed = parsed.seed;
 }
 
-const app = createMockApp(seed ? { seed, bodyLimit } : { bodyLimit });
+const options: MockOptions = { bodyLimit };
+if (seed) options.seed = seed;
+if (args.values.delay !== undefined) {
+  const match = /^(\d+)(?:-(\d+))?$/.exec(args.values.delay);
+  if (!match?.[1]) fail(`--delay must be MS or MIN-MAX in whole milliseconds, got "${args.values.delay}"`);
+  const min = integer(match[1], '--delay', 0, MAX_DELAY_MS);
+  const max = match[2] === undefined ? min : integer(match[2], '--delay maximum', 0, MAX_DELAY_MS);
+  if (max < min) fail(`--delay ${args.values.delay}: the maximum is below the minimum`);
+  options.delay = { min, max };
+}
+if (args.values['no-cors'] && args.values['cors-origin']) fail('--no-cors and --cors-origin contradict each other');
+const origins = args.values['cors-origin'];
+for (const origin of origins ?? []) if (!/^https?:\/\/[^/\s]+$/.test(origin)) fail(`--cors-origin must be an origin like http://localhost:5173, got "${origin}"`);
+options.cors = args.values['no-cors'] ? { enabled: false } : origins ? { enabled: true, origins } : { enabled: true };
+if (args.values['no-control']) options.control = false;
+if (args.values['max-sessions'] !== undefined) options.maxSessions = integer(args.values['max-sessions'], '--max-sessions', 1, 100_000);
+const app = createMockApp(options);
 const server = app.listen(port, host);
 server.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EADDRINUSE') fail(`port ${port} on ${host} is already in use (choose another with --port)`);
@@ -101,7 +129,7 @@ server.on('listening', () => {
     `  curl -s ${url}/api/external/v1/goals/close -H 'Authorization: Bearer ${fixtures.tokens['full_access'] ?? ''}' -H 'Content-Type: application/json' \\`,
     `    -d '{"goal_id":"${fixtures.goals['open'] ?? ''}","success":"yes","success_status":"achieved","retrospective":"{\\"type\\":\\"doc\\",\\"content\\":[]}"}'`,
     '',
-    `fixtures as JSON: ${url}/__mock/fixtures · state: ${url}/__mock/state · reset: POST ${url}/__mock/reset`,
+    options.control === false ? 'control endpoints: off (--no-control)' : `fixtures as JSON: ${url}/__mock/fixtures · state: ${url}/__mock/state · reset: POST ${url}/__mock/reset`,
   ];
   if (!['127.0.0.1', '::1', 'localhost'].includes(host)) lines.push('', `warning: bound to ${host}, not loopback: anyone who can reach this address can use the tokens above`);
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -45,7 +45,13 @@ export function readOperations(): Operations {
   return { prefix: prefix ?? [], inputs, ids };
 }
 
-export type PipelineDeps = { api: OpenAPIBackend; operations: Operations; store: Store };
+export type PipelineDeps = {
+  api: OpenAPIBackend;
+  operations: Operations;
+  store: Store;
+  /** The mock's forced answer for an operation (Prefer: code / example), checked once the operation is known. */
+  force?: (operationId: string) => Reply | undefined;
+};
 
 export async function answer(req: Request, rawBody: Buffer, deps: PipelineDeps): Promise<Answer> {
   const accept = req.headers['accept'];
@@ -80,6 +86,10 @@ export async function answer(req: Request, rawBody: Buffer, deps: PipelineDeps):
   const operationId = deps.operations.ids.get(name.join('/'));
   const spec = operationId ? deps.operations.inputs.get(operationId) : undefined;
   if (!operationId || !spec) return { reply: errors.MUTATION_NOT_FOUND, options: {} };
+
+  // (Mock only: a forced answer replaces everything from here on, so it never changes the state.)
+  const forced = deps.force?.(operationId);
+  if (forced) return { reply: forced, options: { operationId } };
 
   // 5. ParseInputs over the query merged with the body.
   const params = mergeParams(query, parsed.params);

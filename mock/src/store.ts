@@ -20,7 +20,10 @@ export type CloseInputs = {
 };
 
 /** One write's side effects, as the event journal reports them. */
-export type WriteEvent = { activity: ActivityRow; subscriptions: SubscriptionRow[]; recipients: string[] };
+export type WriteEvent = { seq: number; at: string; activity: ActivityRow; subscriptions: SubscriptionRow[]; recipients: string[]; send_to_everyone: boolean };
+
+/** The event journal keeps this many writes per store; older ones are dropped first. */
+export const EVENT_JOURNAL_LIMIT = 1000;
 
 export type StoreOptions = { now: () => Date; newId?: () => string };
 
@@ -30,6 +33,9 @@ function fail(reason: 'not_found' | 'forbidden' | 'failed', detail: string): { o
 
 export class Store {
   readonly state: State;
+  /** The writes since this store was created, oldest first, at most EVENT_JOURNAL_LIMIT. */
+  readonly events: WriteEvent[] = [];
+  #seq = 0;
   readonly #now: () => Date;
   readonly #newId: () => string;
 
@@ -190,7 +196,10 @@ export class Store {
     s.comment_threads.push({ id: discussion.threadId, parent_type: 'activity', parent_id: activity.id, message: discussion.message, subscription_list_id: discussion.listId, inserted_at: discussion.at });
     const notifications: NotificationRow[] = recipients.map((uuid) => ({ id: this.#newId(), person_uuid: uuid, activity_id: activity.id, action: activity.action, ...about, read: false, inserted_at: discussion.at }));
     s.notifications.push(...notifications);
-    return { activity, subscriptions: discussion.subscriptions, recipients: [...recipients] };
+    const event: WriteEvent = { seq: ++this.#seq, at: discussion.at, activity, subscriptions: discussion.subscriptions, recipients: [...recipients], send_to_everyone: discussion.sendToEveryone };
+    this.events.push(event);
+    if (this.events.length > EVENT_JOURNAL_LIMIT) this.events.splice(0, this.events.length - EVENT_JOURNAL_LIMIT);
+    return event;
   }
 
   // ── serialization: rows and templates to the spec's objects ────────────────────────────────────────────────────
