@@ -1,5 +1,6 @@
 // The mock's control endpoints, under /__mock/ (never under the API prefix). Documented in mock/openapi.yaml.
 import express, { type Request, type Response } from 'express';
+import type { components as Control } from '../../generated/mock-control.ts';
 import { slugId } from './ids.ts';
 import { DEFAULT_SESSION, REQUEST_JOURNAL_LIMIT, SESSION_HEADER, SESSION_NAME, type Session, type Sessions } from './sessions.ts';
 import type { Seed, State } from './state.ts';
@@ -24,11 +25,11 @@ export function fixturesOf(seed: Seed, state: State): { tokens: Record<string, s
 }
 
 /** A write as the event journal shows it: who did what to which record, who was subscribed and who would be notified. */
-function eventView(store: Store, event: WriteEvent) {
+function eventView(store: Store, event: WriteEvent): Control['schemas']['Event'] {
   const s = store.state;
   const person = (uuid: string) => ({ id: idOf(s.people, uuid), full_name: s.people.find((p) => p.uuid === uuid)?.full_name ?? null });
   const a = event.activity;
-  const record = a.project_uuid ? { type: 'project', id: idOf(s.projects, a.project_uuid) } : { type: 'goal', id: idOf(s.goals, a.goal_uuid ?? '') };
+  const record = a.project_uuid ? { type: 'project' as const, id: idOf(s.projects, a.project_uuid) } : { type: 'goal' as const, id: idOf(s.goals, a.goal_uuid ?? '') };
   return {
     seq: event.seq,
     at: event.at,
@@ -37,7 +38,7 @@ function eventView(store: Store, event: WriteEvent) {
     record,
     author: person(a.author_uuid),
     send_to_everyone: event.send_to_everyone,
-    subscriptions: event.subscriptions.map((x) => ({ ...person(x.person_uuid), type: x.type })),
+    subscriptions: event.subscriptions.map((x) => ({ ...person(x.person_uuid), type: x.type === 'mentioned' ? ('mentioned' as const) : ('invited' as const) })),
     notified: event.recipients.map(person),
   };
 }

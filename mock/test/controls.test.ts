@@ -230,3 +230,27 @@ describe('--no-control and in-process use', () => {
     expect(createMockApp().mock.store().state.projects[0]?.stored_status).toBe('paused');
   });
 });
+
+describe('the control endpoints keep their own OpenAPI document (mock/openapi.yaml)', () => {
+  it('answers every documented control endpoint with a body that validates against it', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { createSchemaValidator, formatErrors, listOperations, responseSchemaPointer } = await import('../../spec/lib/openapi.ts');
+    const document: unknown = JSON.parse(readFileSync(new URL('../../generated/mock-control.json', import.meta.url), 'utf8'));
+    if (!isObject(document)) throw new Error('generated/mock-control.json is not a document');
+    const validator = createSchemaValidator(document);
+    const session = { 'x-mock-session': 'documented' };
+    await mock.post(CLOSE, { goal_id: mock.fixtures.goals['open'], success: 'yes', retrospective: doc('Done.'), success_status: 'achieved' }, token('full_access'), session);
+    await mock.post(RESUME, resumeBody(), token('full_access'), session);
+    const operations = listOperations(document);
+    expect(operations.map((o) => o.operationId).sort()).toEqual(['getFixtures', 'getState', 'listEvents', 'listRequests', 'listSessions', 'reset']);
+    for (const operation of operations) {
+      const response = await mock.send({ method: operation.method.toUpperCase(), path: operation.path, headers: session });
+      expect(response.status, operation.path).toBe(200);
+      const pointer = responseSchemaPointer(document, operation.pointer, 200, 'application/json');
+      expect(formatErrors(validator.validate(pointer ?? '', response.json())), operation.path).toBe('');
+    }
+    const bad = await mock.send({ method: 'GET', path: '/__mock/events?since=nope', headers: session });
+    const errorPointer = responseSchemaPointer(document, operations.find((o) => o.operationId === 'listEvents')?.pointer ?? '', 400, 'application/json');
+    expect(formatErrors(validator.validate(errorPointer ?? '', bad.json()))).toBe('');
+  });
+});
