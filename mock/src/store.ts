@@ -25,7 +25,15 @@ export type WriteEvent = { seq: number; at: string; activity: ActivityRow; subsc
 /** The event journal keeps this many writes per store; older ones are dropped first. */
 export const EVENT_JOURNAL_LIMIT = 1000;
 
-export type StoreOptions = { now: () => Date; newId?: () => string };
+export type StoreOptions = {
+  now: () => Date;
+  newId?: () => string;
+  /** Rows kept per history table (activities, threads, lists, subscriptions, notifications); the oldest go first. */
+  historyLimit?: number;
+};
+
+/** A long-running shared mock keeps this many rows per history table, so its memory stays flat under load. */
+export const HISTORY_LIMIT = 5000;
 
 function fail(reason: 'not_found' | 'forbidden' | 'failed', detail: string): { ok: false; reason: typeof reason; detail: string } {
   return { ok: false, reason, detail };
@@ -38,11 +46,13 @@ export class Store {
   #seq = 0;
   readonly #now: () => Date;
   readonly #newId: () => string;
+  readonly #historyLimit: number;
 
   constructor(state: State, options: StoreOptions) {
     this.state = state;
     this.#now = options.now;
     this.#newId = options.newId ?? newUuid;
+    this.#historyLimit = options.historyLimit ?? HISTORY_LIMIT;
   }
 
   // ── who ────────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -199,6 +209,9 @@ export class Store {
     const event: WriteEvent = { seq: ++this.#seq, at: discussion.at, activity, subscriptions: discussion.subscriptions, recipients: [...recipients], send_to_everyone: discussion.sendToEveryone };
     this.events.push(event);
     if (this.events.length > EVENT_JOURNAL_LIMIT) this.events.splice(0, this.events.length - EVENT_JOURNAL_LIMIT);
+    for (const table of [s.activities, s.comment_threads, s.subscription_lists, s.subscriptions, s.notifications]) {
+      if (table.length > this.#historyLimit) table.splice(0, table.length - this.#historyLimit);
+    }
     return event;
   }
 

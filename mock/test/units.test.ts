@@ -190,3 +190,43 @@ describe('the input decoder, driven by the spec', () => {
     expect(decodeInputs(close, { success_status: 'missed' })).toMatchObject({ ok: true, missing: ['goal_id', 'success', 'retrospective'] });
   });
 });
+
+describe('bounded history (a shared mock runs for weeks)', () => {
+  it('keeps at most historyLimit rows per history table and the last events, dropping the oldest', async () => {
+    const { Store } = await import('../src/store.ts');
+    const { defaultSeed } = await import('../src/seed.ts');
+    const seed = defaultSeed();
+    const store = new Store(structuredClone(seed.state), { now: () => new Date('2025-06-18T10:00:00Z'), historyLimit: 10 });
+    const principal = { personUuid: seed.fixtures.people['full_access'] ?? '', readOnly: false };
+    const projectId = seed.fixtures.projects['paused'] ?? '';
+    for (let i = 0; i < 25; i++) {
+      const outcome = store.resumeProject(principal, { project_id: projectId, message: { type: 'doc', content: [] }, subscriber_ids: [seed.fixtures.people['reviewer'] ?? null] });
+      expect(outcome.ok).toBe(true);
+    }
+    for (const table of ['activities', 'comment_threads', 'subscription_lists', 'subscriptions', 'notifications'] as const) expect(store.state[table].length, table).toBeLessThanOrEqual(10);
+    expect(store.events.at(-1)?.seq).toBe(25);
+    expect(store.state.activities.at(-1)?.id).toBe(store.events.at(-1)?.activity.id);
+  });
+});
+
+describe('seed files', () => {
+  it('round-trips the default seed through JSON and parseSeed, and a mock started from it works', async () => {
+    const { parseSeed } = await import('../src/seedFile.ts');
+    const { defaultSeed, createMockApp } = await import('../src/index.ts');
+    const parsed = parseSeed(JSON.stringify(defaultSeed()));
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    const app = createMockApp({ seed: parsed.seed });
+    expect(app.mock.store().state.projects.map((p) => p.stored_status)).toEqual(['paused', 'active', 'closed']);
+  });
+
+  it.each([
+    ['not JSON', 'nope', /^not JSON/],
+    ['no state', '{"fixtures":{}}', /^\$\.state must be an object$/],
+    ['a list missing', JSON.stringify({ state: { company: {} }, fixtures: {} }), /^\$\.state\.people must be an array$/],
+  ])('names what is wrong: %s', async (_name, text, message) => {
+    const { parseSeed } = await import('../src/seedFile.ts');
+    const parsed = parseSeed(text);
+    expect(parsed.ok ? '' : parsed.error).toMatch(message);
+  });
+});
