@@ -103,5 +103,5 @@ export async function answer(req: Request, rawBody: Buffer, deps: PipelineDeps):
   const authorization = req.headers['authorization'];
   if (authorization !== undefined) headers['authorization'] = authorization;
   const reply: Reply = await deps.api.handleRequest({ method: 'post', path, headers, body: params, query: {} }, call);
-  return { reply, options: { operationId } };
+  return { reply, options: { operationId, checked: true } };
 }

@@ -11,6 +11,8 @@ export type ReplyOptions = {
   operationId?: string;
   /** Errors raised before the router (invalid JSON, 413, 406) are rendered from the entry connection: no request id. */
   entry?: boolean;
+  /** The reply already passed the self-check (openapi-backend's postResponseHandler). */
+  checked?: boolean;
 };
 
 /** The media type a reply is documented under: plain-text and JSON bodies sent without a Content-Type included. */
@@ -22,21 +24,24 @@ export function mediaTypeOf(reply: Reply): string {
 export type ReplyChecker = (reply: Reply, operationId: string | undefined) => string[];
 
 /** Checks replies against generated/openapi.json: documented status, documented media type, body schema. */
-export function createReplyChecker(validator: SchemaValidator = createSchemaValidator()): ReplyChecker {
+export function createReplyChecker(validator: SchemaValidator = createSchemaValidator(loadDocument(), { firstErrorOnly: true })): ReplyChecker {
   const document = loadDocument();
-  const operations = new Map(listOperations(document).map((o) => [o.operationId, o.pointer]));
+  const operations = new Map(listOperations(document).map((o) => [o.operationId, { pointer: o.pointer, documented: documentedResponses(document, o.pointer) }]));
+  // The schema pointer of each (operation, status, media type), looked up once.
+  const schemas = new Map<string, string | undefined>();
   return (reply, operationId) => {
     if (!operationId) return [];
-    const pointer = operations.get(operationId);
-    if (!pointer) return [`operation ${operationId} is not in the spec`];
-    const documented = documentedResponses(document, pointer);
-    const mediaTypes = documented.get(String(reply.status));
-    if (!mediaTypes) return [`status ${reply.status} is not documented for ${operationId}; documented: ${[...documented.keys()].join(', ')}`];
+    const operation = operations.get(operationId);
+    if (!operation) return [`operation ${operationId} is not in the spec`];
+    const mediaTypes = operation.documented.get(String(reply.status));
+    if (!mediaTypes) return [`status ${reply.status} is not documented for ${operationId}; documented: ${[...operation.documented.keys()].join(', ')}`];
     const mediaType = mediaTypeOf(reply);
-    const schema = responseSchemaPointer(document, pointer, reply.status, mediaType);
+    const key = `${operationId} ${reply.status} ${mediaType}`;
+    if (!schemas.has(key)) schemas.set(key, responseSchemaPointer(document, operation.pointer, reply.status, mediaType));
+    const schema = schemas.get(key);
     if (!schema) return [`${mediaType} is not documented for ${operationId} ${reply.status}; documented: ${mediaTypes.join(', ')}`];
     const problems = validator.validate(schema, reply.body);
-    return problems.length ? [`${operationId} ${reply.status} ${mediaType}: ${formatErrors(problems)}`] : [];
+    return problems.length ? [`${key}: ${formatErrors(problems)}`] : [];
   };
 }
 

@@ -3,7 +3,7 @@
 import { isObject } from '../../spec/lib/openapi.ts';
 import { decodeId, newUuid, shortId, slugId } from './ids.ts';
 import { ACCESS, goalOutdated, goalStatus, isoSeconds, mentionedIds, nextWeeklyCheckIn, permissionsFor, privacyOf, projectOutdated, projectState, projectStatus, type GoalFacts, type ProjectFacts } from './rules.ts';
-import { findToken, type Principal } from './security.ts';
+import { findToken, type Principal, type TokenRecord } from './security.ts';
 import type { Access, ActivityRow, Goal, GoalRow, NotificationRow, Person, PersonRow, Project, ProjectRow, State, SubscriptionRow } from './state.ts';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: 'not_found' | 'forbidden' | 'failed'; detail: string };
@@ -47,6 +47,8 @@ export class Store {
   readonly #now: () => Date;
   readonly #newId: () => string;
   readonly #historyLimit: number;
+  /** The token hashes as buffers, rebuilt only when the token table is replaced. */
+  #tokenRecords: { source: State['tokens']; records: TokenRecord[] } | undefined;
 
   constructor(state: State, options: StoreOptions) {
     this.state = state;
@@ -59,7 +61,10 @@ export class Store {
 
   /** The token's person, if the token exists and its person may act (not suspended; People.authenticate_api_token). */
   authenticate(rawToken: string): Principal | undefined {
-    const record = findToken(this.state.tokens.map((t) => ({ hash: Buffer.from(t.sha256, 'hex'), personUuid: t.person_uuid, readOnly: t.read_only })), rawToken);
+    if (this.#tokenRecords?.source !== this.state.tokens || this.#tokenRecords.records.length !== this.state.tokens.length) {
+      this.#tokenRecords = { source: this.state.tokens, records: this.state.tokens.map((t) => ({ hash: Buffer.from(t.sha256, 'hex'), personUuid: t.person_uuid, readOnly: t.read_only })) };
+    }
+    const record = findToken(this.#tokenRecords.records, rawToken);
     if (!record) return undefined;
     const person = this.#person(record.personUuid);
     if (!person || person.suspended) return undefined;
@@ -268,8 +273,9 @@ export class Store {
     const facts = this.#projectFacts(p);
     const goal = options.nestGoal && p.goal_uuid ? this.state.goals.find((g) => g.uuid === p.goal_uuid && !g.deleted_at) : undefined;
     const id = slugId(p.name, p.uuid);
+    // Templates are never mutated after the seed, and responses are only serialized: share them, do not copy them.
     return {
-      ...structuredClone(p.template),
+      ...p.template,
       __typename: 'project',
       id,
       name: p.name,
@@ -314,7 +320,7 @@ export class Store {
       archived_at: g.deleted_at,
       is_archived: g.deleted_at !== null,
       is_outdated: goalOutdated(facts, now),
-      timeframe: structuredClone(g.template.timeframe),
+      timeframe: g.template.timeframe,
       last_check_in_id: g.template.last_check_in_id,
       permissions: null,
       targets: null,
@@ -331,13 +337,13 @@ export class Store {
     const author = closing ? this.person(closing.author_uuid) : null;
     const id = slugId(g.name, g.uuid);
     return {
-      ...structuredClone(g.template),
+      ...g.template,
       ...this.#essentialGoal(g),
       closed_by: this.person(g.closed_by_uuid),
       champion: this.person(g.champion_uuid),
       reviewer: this.person(g.reviewer_uuid),
       space: this.#space(g.space_uuid),
-      targets: structuredClone(g.template.targets),
+      targets: g.template.targets,
       access_levels: { __typename: 'access_levels', public: g.access.public, company: g.access.company, space: g.access.space },
       privacy: privacyOf(g.access),
       permissions: { __typename: 'goal_permissions', ...permissionsFor(this.accessLevel(callerUuid, g.access, g.space_uuid), this.state.company.billing_read_only) },
@@ -356,7 +362,7 @@ export class Store {
               acknowledged_by: null,
             }
           : g.closed_at
-            ? structuredClone(g.template.retrospective ?? null)
+            ? (g.template.retrospective ?? null)
             : null,
       projects: options.nestProjects ? this.state.projects.filter((p) => p.goal_uuid === g.uuid && !p.deleted_at).map((p) => this.serializeProject(p, callerUuid, { nestGoal: false })) : [],
       url: this.#url('goals', id),

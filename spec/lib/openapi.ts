@@ -30,9 +30,12 @@ export function loadDocument(): JsonObject {
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
-/** An Ajv instance for JSON Schema 2020-12 with formats checked: the dialect of OpenAPI 3.1. */
-export function createAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true, validateFormats: true });
+/**
+ * An Ajv instance for JSON Schema 2020-12 with formats checked: the dialect of OpenAPI 3.1. `allErrors: false` stops
+ * at the first error, which is faster where only "valid or not" matters.
+ */
+export function createAjv(options: { allErrors?: boolean } = {}): Ajv2020 {
+  const ajv = new Ajv2020({ strict: true, allErrors: options.allErrors ?? true, allowUnionTypes: true, validateFormats: true });
   addFormats(ajv);
   ajv.addVocabulary(OPENAPI_KEYWORDS);
   return ajv;
@@ -70,9 +73,19 @@ export type SchemaValidator = {
   validate(pointer: string, value: unknown): ErrorObject[];
 };
 
-/** Validators for schemas in the bundled document, compiled once per pointer. */
-export function createSchemaValidator(document: JsonObject = loadDocument()): SchemaValidator {
-  const ajv = createAjv();
+/**
+ * Validators for schemas in the bundled document, compiled once per pointer. With `firstErrorOnly`, a value is first
+ * checked by a validator that stops at the first error, and only an invalid one is checked again for every error.
+ */
+export function createSchemaValidator(document: JsonObject = loadDocument(), options: { firstErrorOnly?: boolean } = {}): SchemaValidator {
+  const detailed = createDetailedValidator(document);
+  if (!options.firstErrorOnly) return detailed;
+  const quick = createDetailedValidator(document, { allErrors: false });
+  return { validate: (pointer, value) => (quick.validate(pointer, value).length === 0 ? [] : detailed.validate(pointer, value)) };
+}
+
+function createDetailedValidator(document: JsonObject, ajvOptions: { allErrors?: boolean } = {}): SchemaValidator {
+  const ajv = createAjv(ajvOptions);
   ajv.addSchema(document, DOCUMENT_ID);
   const compiled = new Map<string, ValidateFunction>();
   return {
