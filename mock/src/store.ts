@@ -88,13 +88,24 @@ export class Store {
 
   // ── the operations ─────────────────────────────────────────────────────────────────────────────────────────────
 
+  /**
+   * The record the caller may edit: not found (or archived, or invisible: under view access) comes before forbidden
+   * (visible without edit access, or a billing read-only company), as in the real handlers.
+   */
+  #editable<R extends { uuid: string; deleted_at: string | null; access: Access; space_uuid: string }>(rows: ReadonlyArray<R>, uuid: string, principal: Principal, what: string): Outcome<R> {
+    const record = rows.find((r) => r.uuid === uuid && !r.deleted_at);
+    if (!record) return fail('not_found', `no such ${what}`);
+    const level = this.accessLevel(principal.personUuid, record.access, record.space_uuid);
+    if (level < ACCESS.view) return fail('not_found', `the caller cannot see the ${what}`);
+    if (!permissionsFor(level, this.state.company.billing_read_only).can_edit) return fail('forbidden', `the caller cannot edit the ${what}`);
+    return { ok: true, value: record };
+  }
+
   /** ProjectResuming: no state precondition; status becomes active and the next check-in moves to the coming Friday. */
   resumeProject(principal: Principal, inputs: ResumeInputs): Outcome<{ project: Project; event: WriteEvent }> {
-    const project = this.state.projects.find((p) => p.uuid === inputs.project_id && !p.deleted_at);
-    if (!project) return fail('not_found', 'no such project');
-    const level = this.accessLevel(principal.personUuid, project.access, project.space_uuid);
-    if (level < ACCESS.view) return fail('not_found', 'the caller cannot see the project');
-    if (!permissionsFor(level, this.state.company.billing_read_only).can_edit) return fail('forbidden', 'the caller cannot edit the project');
+    const found = this.#editable(this.state.projects, inputs.project_id, principal, 'project');
+    if (!found.ok) return found;
+    const project = found.value;
 
     const now = this.#now();
     const prepared = this.#prepareDiscussion(principal, inputs.message, inputs.subscriber_ids ?? [], inputs.send_notifications_to_everyone ?? false, now);
@@ -121,11 +132,9 @@ export class Store {
 
   /** GoalClosing: no state precondition; records the outcome and the closer, overwriting an earlier close. */
   closeGoal(principal: Principal, inputs: CloseInputs): Outcome<{ goal: Goal; event: WriteEvent }> {
-    const goal = this.state.goals.find((g) => g.uuid === inputs.goal_id && !g.deleted_at);
-    if (!goal) return fail('not_found', 'no such goal');
-    const level = this.accessLevel(principal.personUuid, goal.access, goal.space_uuid);
-    if (level < ACCESS.view) return fail('not_found', 'the caller cannot see the goal');
-    if (!permissionsFor(level, this.state.company.billing_read_only).can_edit) return fail('forbidden', 'the caller cannot edit the goal');
+    const found = this.#editable(this.state.goals, inputs.goal_id, principal, 'goal');
+    if (!found.ok) return found;
+    const goal = found.value;
     // The activity content requires `success`; Ecto treats a blank string as missing, so the insert fails.
     if (inputs.success.trim() === '') return fail('failed', 'success is blank');
 

@@ -191,3 +191,20 @@ describe('permissions', () => {
     expect(project.permissions).toEqual({ __typename: 'project_permissions', can_view: true, can_comment: true, can_edit: true, has_full_access: true });
   });
 });
+
+describe('a billing read-only company (transport-auth-errors.md, "The company_read_only flag")', () => {
+  it('answers 403 JSON even to a full-access person, and changes nothing', async () => {
+    const { defaultSeed } = await import('../src/index.ts');
+    const seed = defaultSeed();
+    seed.state.company.billing_read_only = true;
+    const readOnlyCompany = await startMock({ seed });
+    try {
+      const before = await readOnlyCompany.state();
+      const response = await readOnlyCompany.post(CLOSE, { goal_id: readOnlyCompany.fixtures.goals['open'], success: 'yes', retrospective: doc('x'), success_status: 'achieved' }, readOnlyCompany.fixtures.tokens['full_access']);
+      expect([response.status, response.text]).toEqual([403, `{"error":"Forbidden","message":"You don't have permission to perform this action"}`]);
+      expect(await readOnlyCompany.state()).toEqual(before);
+    } finally {
+      await readOnlyCompany.close();
+    }
+  });
+});
