@@ -1,0 +1,257 @@
+// The code samples of the reference docs (`x-codeSamples`), generated from the spec: one curl and one TypeScript
+// sample per operation, each showing every named request example of the operation. Nothing here knows a field,
+// a path or an example value; all of it is read from the bundled document, so the samples change with the spec.
+import { dereference, isObject, pointerTo, resolvePointer, type JsonObject } from '../spec/lib/openapi.ts';
+
+/** The module specifier consumers import the typed client from (package.json `exports['./client']`). */
+export const CLIENT_MODULE = 'service-external-api/client';
+/** The environment variable the samples read the API token from. */
+export const TOKEN_VARIABLE = 'API_TOKEN';
+
+/** One entry of an operation's `x-codeSamples`, as Redoc reads it. */
+export type CodeSample = { lang: string; label: string; source: string };
+
+export type NamedExample = { key: string; summary: string | undefined; value: unknown };
+
+export type OperationSamples = {
+  operationId: string;
+  method: string;
+  path: string;
+  url: string;
+  examples: NamedExample[];
+  curl: string;
+  typescript: string;
+};
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+/** Lines longer than this are broken over several lines in the TypeScript sample. */
+const WIDTH = 80;
+
+/** The first server's URL with every `{variable}` replaced by its default: the base URL of the samples. */
+export function defaultBaseUrl(document: JsonObject): string {
+  const server = resolvePointer(document, '#/servers/0');
+  if (!isObject(server) || typeof server['url'] !== 'string') throw new Error('the document has no servers[0].url');
+  const variables = isObject(server['variables']) ? server['variables'] : {};
+  return server['url'].replace(/\{([^}]+)\}/g, (_match, name: string) => {
+    const variable = variables[name];
+    if (!isObject(variable) || typeof variable['default'] !== 'string') throw new Error(`server variable ${name} has no default`);
+    return variable['default'];
+  }).replace(/\/+$/, '');
+}
+
+/** The samples of every operation in the document, in document order. */
+export function generateSamples(document: JsonObject): OperationSamples[] {
+  const baseUrl = defaultBaseUrl(document);
+  const paths = isObject(document['paths']) ? document['paths'] : {};
+  const result: OperationSamples[] = [];
+  for (const path of Object.keys(paths)) {
+    for (const method of METHODS) {
+      const operation = resolvePointer(document, pointerTo('paths', path, method));
+      if (!isObject(operation)) continue;
+      const operationId = operation['operationId'];
+      if (typeof operationId !== 'string') throw new Error(`${method.toUpperCase()} ${path} has no operationId, which names its client method`);
+      const examples = requestExamples(document, pointerTo('paths', path, method, 'requestBody'), operationId);
+      const url = `${baseUrl}${path}`;
+      const field = successField(document, pointerTo('paths', path, method, 'responses', '200'));
+      result.push({
+        operationId,
+        method,
+        path,
+        url,
+        examples,
+        curl: curlSample(method, url, examples),
+        typescript: typescriptSample(baseUrl, operationId, examples, field),
+      });
+    }
+  }
+  return result;
+}
+
+/** `x-codeSamples` for one operation: curl first, then TypeScript with the typed client. */
+export function toCodeSamples(samples: OperationSamples): CodeSample[] {
+  return [
+    { lang: 'bash', label: 'curl', source: samples.curl },
+    { lang: 'typescript', label: 'TypeScript', source: samples.typescript },
+  ];
+}
+
+/** A copy of the document with `x-codeSamples` on every operation; the argument is not changed. */
+export function withCodeSamples(document: JsonObject): JsonObject {
+  const copy = structuredClone(document);
+  for (const samples of generateSamples(document)) {
+    const operation = resolvePointer(copy, pointerTo('paths', samples.path, samples.method));
+    if (!isObject(operation)) throw new Error(`lost ${samples.method} ${samples.path} while copying the document`);
+    operation['x-codeSamples'] = toCodeSamples(samples);
+  }
+  return copy;
+}
+
+/** `#/a` + `b/c`, `d` → `#/a/b~1c/d`. */
+function below(pointer: string, ...segments: string[]): string {
+  return `${pointer}/${pointerTo(...segments).slice(2)}`;
+}
+
+/** The named examples of the operation's JSON request body, `$ref`s followed, in document order. */
+function requestExamples(document: JsonObject, requestBodyPointer: string, operationId: string): NamedExample[] {
+  const requestBody = dereference(document, requestBodyPointer);
+  const media = resolvePointer(document, below(requestBody.pointer, 'content', 'application/json'));
+  const examples = isObject(media) && isObject(media['examples']) ? media['examples'] : {};
+  const named: NamedExample[] = [];
+  for (const key of Object.keys(examples)) {
+    const { value: example } = dereference(document, below(requestBody.pointer, 'content', 'application/json', 'examples', key));
+    if (!isObject(example) || !('value' in example)) throw new Error(`${operationId}: request example ${key} has no value`);
+    named.push({ key, summary: typeof example['summary'] === 'string' ? example['summary'] : undefined, value: example['value'] });
+  }
+  if (named.length === 0) throw new Error(`${operationId}: the JSON request body has no named examples to build code samples from`);
+  return named;
+}
+
+/**
+ * The property path the TypeScript sample prints on success: the 200 body's first required property (`project`),
+ * then that record's `status` when it has one (`project.status`).
+ */
+function successField(document: JsonObject, responsePointer: string): string[] {
+  const response = dereference(document, responsePointer);
+  const schema = followSchema(document, resolvePointer(document, below(response.pointer, 'content', 'application/json', 'schema')));
+  const required: unknown[] = schema && Array.isArray(schema['required']) ? schema['required'] : [];
+  const first = required[0];
+  if (typeof first !== 'string') return [];
+  const properties = schema && isObject(schema['properties']) ? schema['properties'] : {};
+  const record = followSchema(document, properties[first]);
+  const recordRequired: unknown[] = record && Array.isArray(record['required']) ? record['required'] : [];
+  return recordRequired.includes('status') ? [first, 'status'] : [first];
+}
+
+function followSchema(document: JsonObject, schema: unknown): JsonObject | undefined {
+  let current = schema;
+  for (let hops = 0; hops < 16 && isObject(current) && typeof current['$ref'] === 'string'; hops++) current = resolvePointer(document, current['$ref']);
+  return isObject(current) ? current : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------- curl
+
+/** A word for a POSIX shell in single quotes: `it's` → `'it'\''s'`. */
+export function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+function curlSample(method: string, url: string, examples: NamedExample[]): string {
+  return examples
+    .map((example) =>
+      [
+        `# ${example.summary ?? example.key}`,
+        `curl -X ${method.toUpperCase()} ${shellQuote(url)} \\`,
+        `  -H "Authorization: Bearer $${TOKEN_VARIABLE}" \\`,
+        `  -H 'Content-Type: application/json' \\`,
+        `  --data-raw ${shellQuote(JSON.stringify(example.value, null, 2))}`,
+      ].join('\n'),
+    )
+    .join('\n\n');
+}
+
+// ---------------------------------------------------------------------------------------------------- TypeScript
+
+function typescriptSample(baseUrl: string, operationId: string, examples: NamedExample[], field: string[]): string {
+  const lines = [
+    `import { createClient } from '${CLIENT_MODULE}';`,
+    '',
+    'const api = createClient({',
+    `  baseUrl: ${tsString(baseUrl)},`,
+    `  token: process.env.${TOKEN_VARIABLE} ?? '',`,
+    '});',
+  ];
+  const taken = new Set(['api', 'createClient', 'process']);
+  for (const example of examples) {
+    const name = variableName(example.key, taken);
+    taken.add(name);
+    const printed = ['body', ...field].join('.');
+    lines.push(
+      '',
+      `// ${example.summary ?? example.key}`,
+      `const ${name} = await api.${operationId}(${tsLiteral(example.value, '', true)});`,
+      `if (${name}.ok) console.log(${name}.${printed});`,
+      `else console.error(${name}.status, ${name}.body);`,
+    );
+  }
+  return lines.join('\n');
+}
+
+const RESERVED = new Set(['await', 'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete', 'do', 'else', 'enum', 'export', 'extends', 'false', 'finally', 'for', 'function', 'if', 'import', 'in', 'instanceof', 'let', 'new', 'null', 'return', 'static', 'super', 'switch', 'this', 'throw', 'true', 'try', 'typeof', 'var', 'void', 'while', 'with', 'yield']);
+
+/** `paused_project` → `pausedProject`, made unique and never a reserved word. */
+function variableName(key: string, taken: ReadonlySet<string>): string {
+  const words = key.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  let name = words.map((w, i) => (i === 0 ? w.charAt(0).toLowerCase() + w.slice(1) : w.charAt(0).toUpperCase() + w.slice(1))).join('') || 'result';
+  if (/^[0-9]/.test(name)) name = `example${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+  if (RESERVED.has(name)) name = `${name}Result`;
+  let unique = name;
+  for (let n = 2; taken.has(unique); n++) unique = `${name}${n}`;
+  return unique;
+}
+
+/** A TypeScript string literal in single quotes. */
+export function tsString(text: string): string {
+  const escaped = text.replace(/[\\'\u0000-\u001f\u2028\u2029]/g, (c) => {
+    if (c === '\\') return '\\\\';
+    if (c === "'") return "\\'";
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+  return `'${escaped}'`;
+}
+
+/**
+ * A string that holds a JSON object written so that `JSON.stringify` gives it back byte for byte (the rich-text
+ * fields): the sample shows it as `JSON.stringify({…})`, which is how a client should build it.
+ */
+function jsonObjectIn(text: string): JsonObject | undefined {
+  if (!text.startsWith('{')) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isObject(parsed) && JSON.stringify(parsed) === text ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A JSON value as a TypeScript expression on one line. */
+function tsOneLine(value: unknown): string {
+  if (value === null || typeof value === 'boolean' || typeof value === 'number') return JSON.stringify(value);
+  if (typeof value === 'string') {
+    const object = jsonObjectIn(value);
+    return object ? `JSON.stringify(${tsOneLine(object)})` : tsString(value);
+  }
+  if (Array.isArray(value)) return `[${value.map(tsOneLine).join(', ')}]`;
+  if (isObject(value)) {
+    const entries = Object.entries(value).map(([k, v]) => `${tsKey(k)}: ${tsOneLine(v)}`);
+    return entries.length === 0 ? '{}' : `{ ${entries.join(', ')} }`;
+  }
+  throw new Error(`cannot write ${typeof value} as a JSON literal`);
+}
+
+function tsKey(key: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? key : tsString(key);
+}
+
+/**
+ * A JSON value as a TypeScript expression: on one line when it fits in WIDTH after `indent`, else one entry per
+ * line. `multiline` forces the outer object or array onto several lines.
+ */
+export function tsLiteral(value: unknown, indent: string, multiline = false): string {
+  const oneLine = tsOneLine(value);
+  if (!multiline && indent.length + oneLine.length <= WIDTH) return oneLine;
+  const inner = `${indent}  `;
+  if (typeof value === 'string') {
+    const object = jsonObjectIn(value);
+    return object ? `JSON.stringify(${tsLiteral(object, indent)})` : oneLine;
+  }
+  if (Array.isArray(value) && value.length > 0) {
+    return `[\n${value.map((item) => `${inner}${tsLiteral(item, inner)},`).join('\n')}\n${indent}]`;
+  }
+  if (isObject(value) && Object.keys(value).length > 0) {
+    return `{\n${Object.entries(value).map(([k, v]) => `${inner}${tsKey(k)}: ${tsLiteral(v, inner)},`).join('\n')}\n${indent}}`;
+  }
+  return oneLine;
+}
