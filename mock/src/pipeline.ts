@@ -20,6 +20,14 @@ import type { Reply, ReplyOptions } from './reply.ts';
 import type { Store } from './store.ts';
 import { bodyKind, decodeQuery, errorViewIsJson, mergeParams, negotiate, parseBody } from './transport.ts';
 
+/**
+ * The internal API (`forward "/v2"` under `scope "/api"`, router.ex) serves the same mutations to browser sessions:
+ * the same parsing and input checks, then RequireAuthenticatedAccount. The mock has no browser sessions, so a request
+ * that passes the input checks there is 401, as production answers an API token sent to it (auth_test.exs,
+ * "internal_with_token").
+ */
+const INTERNAL_PREFIX = ['api', 'v2'];
+
 /** The methods Plug.Parsers reads a body for. */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -68,8 +76,10 @@ export async function answer(req: Request, rawBody: Buffer, deps: PipelineDeps):
 
   // 2. Router: the forward (any method), then `plug :accepts, ["json"]`.
   const segments = url.pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
-  const { prefix } = deps.operations;
-  if (segments.length < prefix.length || prefix.some((p, i) => segments[i] !== p)) return { reply: errors.ROUTE_NOT_FOUND(errorsAsJson), options: {} };
+  const under = (forward: ReadonlyArray<string>): boolean => segments.length >= forward.length && forward.every((p, i) => segments[i] === p);
+  const internal = !under(deps.operations.prefix) && under(INTERNAL_PREFIX);
+  const prefix = internal ? INTERNAL_PREFIX : deps.operations.prefix;
+  if (!under(prefix)) return { reply: errors.ROUTE_NOT_FOUND(errorsAsJson), options: {} };
   const query = decodeQuery(url.search.slice(1));
   const format = query['_format'];
   if (negotiate(accept, ['json']) === undefined || (format !== undefined && format !== 'json')) return { reply: errors.NOT_ACCEPTABLE, options: { entry: true } };
@@ -88,17 +98,18 @@ export async function answer(req: Request, rawBody: Buffer, deps: PipelineDeps):
   if (!operationId || !spec) return { reply: errors.MUTATION_NOT_FOUND, options: {} };
 
   // (Mock only: a forced answer replaces everything from here on, so it never changes the state.)
-  const forced = deps.force?.(operationId);
+  const forced = internal ? undefined : deps.force?.(operationId);
   if (forced) return { reply: forced, options: { operationId } };
 
   // 5. ParseInputs over the query merged with the body.
   const params = mergeParams(query, parsed.params);
   const decoded = decodeInputs(spec, params);
-  if (!decoded.ok) return { reply: decoded.error, options: { operationId } };
+  if (!decoded.ok) return { reply: decoded.error, options: internal ? {} : { operationId } };
+  if (internal) return { reply: errors.UNAUTHORIZED, options: {} };
 
   // 6–9. openapi-backend: security (401), read-only guard (403), validation (400 missing fields), handler.
   const call: Call = { store: deps.store, inputs: decoded.inputs, missing: decoded.missing };
-  const path = `/${[...prefix, ...name].join('/')}`;
+  const path = `/${[...deps.operations.prefix, ...name].join('/')}`;
   const headers: Record<string, string | string[]> = {};
   const authorization = req.headers['authorization'];
   if (authorization !== undefined) headers['authorization'] = authorization;

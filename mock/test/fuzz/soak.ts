@@ -1,0 +1,244 @@
+#!/usr/bin/env node
+// The memory soak: `node mock/src/main.ts --port 0` in a child process, driven by autocannon for --duration seconds
+// over a mix of both operations (200s), rejected requests of every kind, resets and 300 rotating X-Mock-Session
+// names (three times --max-sessions), with the child's RSS sampled from /proc/<pid>/status every second.
+//
+//   node mock/test/fuzz/soak.ts [--duration S] [--warmup S] [--connections N] [--max-growth MB]
+//
+// Exits 1 when any request errors or times out, any answer has a status other than the one its request must get,
+// the server writes to stderr or dies, a request after the load fails, or the RSS grows by more than --max-growth
+// between the end of the warm-up and the end of the run.
+//
+// Why that threshold (default 32 MB): after the warm-up every bounded structure is full (the default session's
+// history tables at HISTORY_LIMIT rows, the journals at 500 requests and 1,000 events, the sessions at
+// --max-sessions), so a correct mock's RSS only breathes with V8's young generation and allocator caching, which
+// measured well under 10 MB here. A leak of even 100 bytes per request at the few thousand requests per second this
+// mix reaches is ~15 MB per 50 s and more than 32 MB over the default 60 s run with its 10 s warm-up only when the
+// rate is higher; a leak of 1 KB per request (a journal, a session or a history row kept forever) is hundreds of MB.
+// The start, warm-up and end figures are medians of three samples, so one GC pause does not decide.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { parseArgs } from 'node:util';
+import { isObject } from '../../../spec/lib/openapi.ts';
+import { DEFAULT_MAX_SESSIONS } from '../../src/sessions.ts';
+import { HISTORY_LIMIT } from '../../src/store.ts';
+
+type CannonRequest = {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  setupRequest?: (request: CannonRequest) => CannonRequest;
+  onResponse?: (status: number) => void;
+};
+type CannonOptions = { url: string; connections: number; pipelining: number; requests: CannonRequest[]; duration?: number; amount?: number };
+type Cannon = (options: CannonOptions) => Promise<unknown>;
+
+function isCannon(value: unknown): value is Cannon {
+  return typeof value === 'function';
+}
+
+function fail(message: string): never {
+  process.stderr.write(`error: ${message}\n`);
+  process.exit(2);
+}
+
+let values: ReturnType<typeof parse>['values'];
+function parse() {
+  return parseArgs({
+    options: { duration: { type: 'string' }, warmup: { type: 'string' }, connections: { type: 'string' }, 'max-growth': { type: 'string' }, help: { type: 'boolean' } },
+    strict: true,
+    allowPositionals: false,
+  });
+}
+try {
+  values = parse().values;
+} catch (error) {
+  fail(error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error));
+}
+if (values.help) {
+  process.stdout.write('usage: node mock/test/fuzz/soak.ts [--duration S (60)] [--warmup S (10)] [--connections N (20)] [--max-growth MB (32)]\n');
+  process.exit(0);
+}
+const positive = (value: string | undefined, name: string, fallback: number): number => {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < 1) fail(`${name} must be a whole number ≥ 1, got "${value}"`);
+  return Number(value);
+};
+const duration = positive(values.duration, '--duration', 60);
+const warmup = Math.min(positive(values.warmup, '--warmup', 10), Math.max(1, Math.floor(duration / 2)));
+const connections = positive(values.connections, '--connections', 20);
+const maxGrowthMb = positive(values['max-growth'], '--max-growth', 32);
+
+const cannon: unknown = createRequire(import.meta.url)('autocannon');
+if (!isCannon(cannon)) fail('autocannon is not installed (npm ci)');
+
+// ── the child ────────────────────────────────────────────────────────────────────────────────────────────────────
+
+const MAIN = new URL('../../src/main.ts', import.meta.url).pathname;
+const child = spawn(process.execPath, [MAIN, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORT: '' } });
+let stdout = '';
+let stderr = '';
+let exited: number | null | undefined;
+child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+child.on('exit', (code) => (exited = code));
+
+const deadline = Date.now() + 15_000;
+while (!/^port: \d+/m.test(stdout)) {
+  if (exited !== undefined || Date.now() > deadline) fail(`the mock did not start: ${stdout}${stderr}`);
+  await new Promise((r) => setTimeout(r, 20));
+}
+const port = Number(/^port: (\d+)/m.exec(stdout)?.[1]);
+const url = `http://127.0.0.1:${port}`;
+const pid = child.pid;
+if (pid === undefined) fail('no child pid');
+
+function rssMb(): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+  if (!kb) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  return Number(kb) / 1024;
+}
+
+const fixtures: unknown = await (await fetch(`${url}/__mock/fixtures`)).json();
+const pick = (group: string, key: string): string => {
+  const map = isObject(fixtures) ? fixtures[group] : undefined;
+  const value = isObject(map) ? map[key] : undefined;
+  if (typeof value !== 'string') fail(`GET /__mock/fixtures has no ${group}.${key}`);
+  return value;
+};
+const full = pick('tokens', 'full_access');
+const readOnly = pick('tokens', 'read_only');
+const paused = pick('projects', 'paused');
+const open = pick('goals', 'open');
+const doc = '{"type":"doc","content":[{"type":"paragraph","content":[{"type":"text","text":"soak"}]}]}';
+
+// ── the mix ──────────────────────────────────────────────────────────────────────────────────────────────────────
+
+const json = { 'content-type': 'application/json' };
+const bearer = (token: string) => ({ ...json, authorization: `Bearer ${token}` });
+const resume = JSON.stringify({ project_id: paused, message: doc, subscriber_ids: [] });
+const close = JSON.stringify({ goal_id: open, success: 'yes', success_status: 'achieved', retrospective: doc, send_notifications_to_everyone: true });
+let rotation = 0;
+/** 300 session names in turn: three times the default --max-sessions, so sessions are created and evicted all run. */
+const rotate = (request: CannonRequest): CannonRequest => ({ ...request, headers: { ...request.headers, 'x-mock-session': `soak-${rotation++ % 300}` } });
+
+type Planned = { name: string; expect: number; request: CannonRequest };
+const plan: Planned[] = [
+  { name: 'resume 200 (default session)', expect: 200, request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: bearer(full), body: resume } },
+  { name: 'close 200 (default session)', expect: 200, request: { method: 'POST', path: '/api/external/v1/goals/close', headers: bearer(full), body: close } },
+  { name: 'resume 200 (rotating session)', expect: 200, request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: bearer(full), body: resume, setupRequest: rotate } },
+  { name: 'close 401 no token', expect: 401, request: { method: 'POST', path: '/api/external/v1/goals/close', headers: json, body: close } },
+  { name: 'resume 403 read-only', expect: 403, request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: bearer(readOnly), body: resume } },
+  { name: 'close 400 unknown field', expect: 400, request: { method: 'POST', path: '/api/external/v1/goals/close', headers: bearer(full), body: JSON.stringify({ goal_id: open, hacker: true }) } },
+  { name: 'resume 400 invalid JSON', expect: 400, request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: bearer(full), body: '{"project_id":' } },
+  { name: 'close 400 missing fields', expect: 400, request: { method: 'POST', path: '/api/external/v1/goals/close', headers: bearer(full), body: '{}' } },
+  { name: 'resume 404 unknown id', expect: 404, request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: bearer(full), body: JSON.stringify({ project_id: 'nothing-AAAAAAAAAAAAAAAAAAAAAA', message: doc }) } },
+  { name: 'resume 500 decoding crash', expect: 500, request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: json, body: JSON.stringify({ project_id: 42, message: doc }) } },
+  { name: 'close 406 Accept', expect: 406, request: { method: 'POST', path: '/api/external/v1/goals/close', headers: { ...bearer(full), accept: 'text/html' }, body: close } },
+  { name: 'close 415 Content-Type', expect: 415, request: { method: 'POST', path: '/api/external/v1/goals/close', headers: { ...bearer(full), 'content-type': 'text/plain' }, body: close } },
+  { name: 'reset (rotating session)', expect: 200, request: { method: 'POST', path: '/__mock/reset', setupRequest: rotate } },
+  { name: 'request journal (default)', expect: 200, request: { method: 'GET', path: '/__mock/requests?limit=20' } },
+];
+const seen = new Map<string, Map<number, number>>();
+const requests = plan.map(({ name, request }) => ({
+  ...request,
+  onResponse: (status: number) => {
+    const counts = seen.get(name) ?? new Map<number, number>();
+    counts.set(status, (counts.get(status) ?? 0) + 1);
+    seen.set(name, counts);
+  },
+}));
+
+// ── the run ──────────────────────────────────────────────────────────────────────────────────────────────────────
+
+const idle = rssMb();
+process.stdout.write(`soak: ${url} (pid ${pid}), ${connections} connections; RSS at start (idle, seed loaded): ${idle.toFixed(1)} MB\n`);
+
+// Fill every bounded structure first, so the timed run measures a mock at capacity: the default session's history
+// tables (HISTORY_LIMIT rows; a close adds a row to each, a notification included) and journals, and the sessions.
+const fillCount = HISTORY_LIMIT + 1000;
+const fillStarted = Date.now();
+await cannon({ url, connections, pipelining: 1, amount: fillCount, requests: [plan[1]?.request ?? { method: 'GET', path: '/' }] });
+await cannon({ url, connections, pipelining: 1, amount: 3 * DEFAULT_MAX_SESSIONS, requests: [plan[2]?.request ?? { method: 'GET', path: '/' }] });
+const filled = rssMb();
+process.stdout.write(`fill: ${fillCount} closes and ${3 * DEFAULT_MAX_SESSIONS} session writes in ${((Date.now() - fillStarted) / 1000).toFixed(1)} s; RSS ${filled.toFixed(1)} MB\n`);
+process.stdout.write(`mix: ${plan.length} kinds of request for ${duration} s, warm-up ${warmup} s\n`);
+
+const samples: Array<{ t: number; mb: number }> = [];
+const started = Date.now();
+const sample = (): void => {
+  if (exited === undefined) samples.push({ t: (Date.now() - started) / 1000, mb: rssMb() });
+};
+sample();
+const sampler = setInterval(sample, 1000);
+const result = await cannon({ url, connections, duration, pipelining: 1, requests });
+sample();
+clearInterval(sampler);
+
+// ── after the load ───────────────────────────────────────────────────────────────────────────────────────────────
+
+const problems: string[] = [];
+const number = (value: unknown, path: string[]): number => {
+  let node: unknown = value;
+  for (const key of path) node = isObject(node) ? node[key] : undefined;
+  return typeof node === 'number' ? node : Number.NaN;
+};
+const total = number(result, ['requests', 'total']);
+const errors = number(result, ['errors']);
+const timeouts = number(result, ['timeouts']);
+if (!(errors === 0)) problems.push(`${errors} request errors`);
+if (!(timeouts === 0)) problems.push(`${timeouts} timeouts`);
+for (const { name, expect } of plan) {
+  const counts = seen.get(name) ?? new Map<number, number>();
+  const wrong = [...counts.entries()].filter(([status]) => status !== expect);
+  if (wrong.length) problems.push(`${name}: ${wrong.map(([s, n]) => `${n}× ${s}`).join(', ')} (expected ${expect})`);
+  if (!counts.get(expect)) problems.push(`${name}: never answered`);
+}
+if (exited !== undefined) problems.push(`the mock exited (${String(exited)})`);
+if (stderr) problems.push(`the mock wrote to stderr: ${stderr.slice(0, 300)}`);
+
+// Still correct after the load: a write answers 200 and the state answers.
+const after = await fetch(`${url}/api/external/v1/projects/resume`, { method: 'POST', headers: { ...bearer(full), 'x-mock-session': 'soak-after' }, body: resume });
+if (after.status !== 200) problems.push(`a resume after the load answered ${after.status}`);
+const sessions: unknown = await (await fetch(`${url}/__mock/sessions`)).json();
+const sessionCount = isObject(sessions) && Array.isArray(sessions['sessions']) ? sessions['sessions'].length : Number.NaN;
+if (!(sessionCount <= 102)) problems.push(`${sessionCount} sessions after the load (at most 100 named + default + soak-after)`);
+const state = await (await fetch(`${url}/__mock/state`)).text();
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+const around = (t: number): number => median(samples.filter((s) => Math.abs(s.t - t) <= 1.5).map((s) => s.mb));
+const atWarm = around(warmup);
+const atEnd = median(samples.slice(-3).map((s) => s.mb));
+const peak = Math.max(...samples.map((s) => s.mb));
+const growth = atEnd - atWarm;
+if (!(growth <= maxGrowthMb)) problems.push(`RSS grew ${growth.toFixed(1)} MB after the warm-up (limit ${maxGrowthMb} MB)`);
+// Least-squares slope of the samples after the warm-up, in MB per minute.
+const steady = samples.filter((s) => s.t >= warmup);
+const meanT = steady.reduce((a, s) => a + s.t, 0) / steady.length;
+const meanM = steady.reduce((a, s) => a + s.mb, 0) / steady.length;
+const slope = (steady.reduce((a, s) => a + (s.t - meanT) * (s.mb - meanM), 0) / Math.max(1e-9, steady.reduce((a, s) => a + (s.t - meanT) ** 2, 0))) * 60;
+
+const out = process.stdout;
+out.write(`requests: ${total} in ${duration} s (${Math.round(total / duration)}/s), errors ${errors}, timeouts ${timeouts}\n`);
+out.write(`latency: p50 ${number(result, ['latency', 'p50'])} ms, p99 ${number(result, ['latency', 'p99'])} ms, max ${number(result, ['latency', 'max'])} ms\n`);
+for (const { name, expect } of plan) {
+  const counts = seen.get(name) ?? new Map<number, number>();
+  out.write(`  ${name.padEnd(32)} expect ${expect}: ${[...counts.entries()].map(([s, n]) => `${s} ×${n}`).join(', ')}\n`);
+}
+out.write(`RSS: start ${idle.toFixed(1)} MB, after the fill ${filled.toFixed(1)} MB, after warm-up (${warmup} s of the mix) ${atWarm.toFixed(1)} MB, end ${atEnd.toFixed(1)} MB, peak ${peak.toFixed(1)} MB\n`);
+out.write(`RSS growth after warm-up: ${growth.toFixed(1)} MB (limit ${maxGrowthMb} MB); slope after warm-up ${slope.toFixed(2)} MB/min over ${steady.length} samples\n`);
+out.write(`RSS samples (MB): ${samples.map((s) => s.mb.toFixed(0)).join(' ')}\n`);
+out.write(`after the load: ${sessionCount} sessions, default state ${(state.length / 1024).toFixed(0)} KB\n`);
+
+child.kill('SIGTERM');
+const code = await new Promise<number | null>((resolve) => (exited !== undefined ? resolve(exited) : child.once('exit', (c) => resolve(c))));
+if (code !== 0) problems.push(`the mock exited ${String(code)} on SIGTERM`);
+
+if (problems.length) {
+  out.write(`\nFAILED:\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
+  process.exit(1);
+}
+out.write('\nsoak passed\n');
