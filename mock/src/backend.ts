@@ -3,7 +3,7 @@
 // together with the steps before them: see pipeline.ts.
 import { OpenAPIBackend, type Context, type Document } from 'openapi-backend';
 import type { operations } from '../../generated/types.ts';
-import { createAjv, isObject, loadDocument } from '../../spec/lib/openapi.ts';
+import { createAjv, dereference, isObject, listOperations, loadDocument, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
 import * as errors from './errors.ts';
 import type { Reply, ReplyChecker } from './reply.ts';
 import type { Principal } from './security.ts';
@@ -17,21 +17,44 @@ export type HandlerArgs<K extends keyof operations> = { operationId: K; principa
 export type Handler<K extends keyof operations> = (args: HandlerArgs<K>) => Reply;
 export type HandlerMap = { [K in keyof operations]: Handler<K> };
 
-/**
- * openapi-backend copies the document with every repeated object turned into a `$ref` (its `decycle`), arrays
- * included; after dereferencing, a `$ref` with sibling keywords shares its target's arrays (`examples`, `enum`), which
- * then become `{"$ref": …}` where Ajv 2020 needs an array. Writing such a reference as `allOf: [{$ref}]` (the same
- * meaning in 2020-12) keeps every shared object a whole schema.
- */
-function siblingRefsAsAllOf(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(siblingRefsAsAllOf);
+/** A schema with every `$ref` replaced by a fresh copy of its target (request schemas are small and acyclic). */
+function inlined(document: JsonObject, node: unknown, depth = 0): unknown {
+  if (depth > 32) throw new Error('a request schema references itself; openapi-backend gets request schemas inlined');
+  if (Array.isArray(node)) return node.map((item) => inlined(document, item, depth));
   if (!isObject(node)) return node;
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) out[key] = siblingRefsAsAllOf(value);
-  const ref = out['$ref'];
-  if (typeof ref !== 'string' || Object.keys(out).length === 1) return out;
-  const { $ref: _ref, ...rest } = out;
-  return { ...rest, allOf: [{ $ref: ref }] };
+  for (const [key, value] of Object.entries(node)) if (key !== '$ref') out[key] = inlined(document, value, depth);
+  const ref = node['$ref'];
+  if (typeof ref !== 'string') return out;
+  const target = inlined(document, resolvePointer(document, ref), depth + 1);
+  // `$ref` beside other keywords means both apply (2020-12): keep them side by side under allOf.
+  return Object.keys(out).length === 0 ? target : { ...out, allOf: [target] };
+}
+
+/**
+ * What openapi-backend needs from generated/openapi.json: each operation's route, security, and request body schema
+ * (inlined), and the documented statuses. The response schemas stay out: the mock checks every response itself with
+ * the shared validators (reply.ts), which compile the cyclic response schemas once, by reference; openapi-backend
+ * would dereference and decycle the whole document at start-up, which costs hundreds of milliseconds of cold start
+ * and breaks on shared arrays (its `decycle` turns a repeated `examples` array into a `$ref`).
+ */
+export function backendDefinition(document: JsonObject = loadDocument()): JsonObject {
+  const paths: Record<string, unknown> = {};
+  for (const operation of listOperations(document)) {
+    const requestBody = dereference(document, `${operation.pointer}/requestBody`).value;
+    const schema = resolvePointer(document, `${operation.pointer}/requestBody/content/application~1json/schema`);
+    const responses = resolvePointer(document, `${operation.pointer}/responses`);
+    paths[operation.path] = {
+      [operation.method]: {
+        operationId: operation.operationId,
+        security: operation.operation['security'] ?? document['security'],
+        requestBody: { required: isObject(requestBody) && requestBody['required'] === true, content: { 'application/json': { schema: inlined(document, schema) } } },
+        responses: Object.fromEntries(Object.keys(isObject(responses) ? responses : {}).map((status) => [status, { description: `documented in generated/openapi.json` }])),
+      },
+    };
+  }
+  const components = document['components'];
+  return { openapi: document['openapi'], info: document['info'], paths, components: { securitySchemes: isObject(components) ? components['securitySchemes'] : {} } };
 }
 
 function isPrincipal(value: unknown): value is Principal {
@@ -56,8 +79,7 @@ class Backend extends OpenAPIBackend {
 }
 
 export function createBackend(handlers: HandlerMap, checkReply: ReplyChecker): OpenAPIBackend {
-  const definition = siblingRefsAsAllOf(loadDocument());
-  if (!isObject(definition)) throw new Error('generated/openapi.json is not an object');
+  const definition = backendDefinition();
   const api = new Backend({
     definition: definition as unknown as Document,
     strict: true,
@@ -65,8 +87,10 @@ export function createBackend(handlers: HandlerMap, checkReply: ReplyChecker): O
     // Read-only principals are refused before the required-field check (EnforceTokenAccessMode precedes
     // RequiredFieldValidator), so their requests are not validated at all.
     validate: (context: Context) => principalOf(context)?.readOnly !== true,
-    customizeAjv: () => createAjv(),
+    customizeAjv: () => createAjv({ fastCompile: true }),
   });
+  // Initialized now, not on the first request: the cold start ends with a first correct answer, not a slow one.
+  void api.init();
 
   const run = (context: Context, call: Call): Reply => {
     const operationId = operationIdOf(context);

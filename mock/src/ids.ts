@@ -15,8 +15,21 @@ export function isUuid(value: string): boolean {
   return UUID_PATTERN.test(value);
 }
 
-/** The UUID's 128-bit value in base 62, most significant digit first, no padding. */
+const SHORT_IDS = new Map<string, string>();
+const SHORT_ID_CACHE_LIMIT = 10_000;
+
+/** The UUID's 128-bit value in base 62, most significant digit first, no padding (memoized: ids repeat). */
 export function shortId(uuid: string): string {
+  let cached = SHORT_IDS.get(uuid);
+  if (cached === undefined) {
+    cached = encodeShortId(uuid);
+    if (SHORT_IDS.size >= SHORT_ID_CACHE_LIMIT) SHORT_IDS.clear();
+    SHORT_IDS.set(uuid, cached);
+  }
+  return cached;
+}
+
+function encodeShortId(uuid: string): string {
   let n = BigInt(`0x${uuid.replaceAll('-', '')}`);
   if (n === 0n) return ALPHABET[0] ?? 'A';
   let out = '';

@@ -28,7 +28,7 @@ export const EVENT_JOURNAL_LIMIT = 1000;
 export type StoreOptions = {
   now: () => Date;
   newId?: () => string;
-  /** Rows kept per history table (activities, threads, lists, subscriptions, notifications); the oldest go first. */
+  /** Rows kept per history table (activities, threads, lists, subscriptions, notifications), give or take a tenth; the oldest go first. */
   historyLimit?: number;
 };
 
@@ -223,8 +223,10 @@ export class Store {
     const event: WriteEvent = { seq: ++this.#seq, at: discussion.at, activity, subscriptions: discussion.subscriptions, recipients: [...recipients], send_to_everyone: discussion.sendToEveryone };
     this.events.push(event);
     if (this.events.length > EVENT_JOURNAL_LIMIT) this.events.splice(0, this.events.length - EVENT_JOURNAL_LIMIT);
+    // Trimmed in batches of a tenth of the limit, so a busy store does not move its arrays on every write.
+    const slack = Math.ceil(this.#historyLimit / 10);
     for (const table of [s.activities, s.comment_threads, s.subscription_lists, s.subscriptions, s.notifications]) {
-      if (table.length > this.#historyLimit) table.splice(0, table.length - this.#historyLimit);
+      if (table.length > this.#historyLimit + slack) table.splice(0, table.length - this.#historyLimit);
     }
     return event;
   }
@@ -341,8 +343,8 @@ export class Store {
 
   /** A goal as the caller sees it: every field of the seed, the closing fields from the latest close. */
   serializeGoal(g: GoalRow, callerUuid: string, options: { nestProjects: boolean }): Goal {
-    const closing = this.state.activities.filter((a) => a.action === 'goal_closing' && a.goal_uuid === g.uuid).at(-1);
-    const thread = closing ? this.state.comment_threads.find((t) => t.id === closing.comment_thread_id) : undefined;
+    const closing = this.state.activities.findLast((a) => a.action === 'goal_closing' && a.goal_uuid === g.uuid);
+    const thread = closing ? this.state.comment_threads.findLast((t) => t.id === closing.comment_thread_id) : undefined;
     const author = closing ? this.person(closing.author_uuid) : null;
     const id = slugId(g.name, g.uuid);
     return {

@@ -4,7 +4,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+
+// Each case runs the generator or the linter in a child process: seconds, not milliseconds, on a busy machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 const root = new URL('../../', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'spec-tooling-'));
