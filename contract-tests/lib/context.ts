@@ -1,0 +1,16 @@
+// What vitest carries for the suite: the resolved target (provided once by setup.ts to every test file) and what each
+// test leaves for the reporter (its warnings, the property seed). Types only.
+import type { ResolvedTarget } from './target.ts';
+import type { Violation } from './violations.ts';
+
+declare module 'vitest' {
+  interface ProvidedContext {
+    contract: ResolvedTarget;
+  }
+  interface TaskMeta {
+    /** Warnings the test's responses produced (reported in the summary, never a failure). */
+    contractWarnings?: Violation[];
+    /** The fast-check seed a property test ran with. */
+    contractSeed?: number;
+  }
+}

@@ -1,0 +1,179 @@
+// The contract suite's configuration: the only module that reads `process.env`. Every variable is validated at
+// start; a missing or malformed one is a ConfigError whose message is one line naming it (run.ts exits 2 with it).
+import { pointerTo } from '../../spec/lib/openapi.ts';
+import { specValidator } from './validator.ts';
+
+export const PERSONAS = ['full_access', 'read_only', 'comment_only', 'no_access', 'suspended'] as const;
+export type Persona = (typeof PERSONAS)[number];
+
+/** The records a run can be given, by fixture group and story (the keys of the mock's GET /__mock/fixtures). */
+export const RECORD_STORIES = { projects: ['paused', 'active', 'closed'], goals: ['open', 'closed'] } as const;
+export type RecordGroup = keyof typeof RECORD_STORIES;
+export type RecordStory<G extends RecordGroup = RecordGroup> = (typeof RECORD_STORIES)[G][number];
+
+export const DEFAULT_TIMEOUT_MS = 5000;
+export const DEFAULT_NUM_RUNS = 20;
+
+/** `tokens.full_access` → CONTRACT_TOKEN, `tokens.read_only` → CONTRACT_READ_ONLY_TOKEN. */
+export function tokenVariable(persona: Persona): string {
+  return persona === 'full_access' ? 'CONTRACT_TOKEN' : `CONTRACT_${persona.toUpperCase()}_TOKEN`;
+}
+
+/** `projects.paused` → CONTRACT_PAUSED_PROJECT_ID, `goals.open` → CONTRACT_OPEN_GOAL_ID. */
+export function recordVariable(group: RecordGroup, story: string): string {
+  return `CONTRACT_${story.toUpperCase()}_${group.replace(/s$/, '').toUpperCase()}_ID`;
+}
+
+export type RecordIds = { [G in RecordGroup]: Partial<Record<RecordStory<G>, string>> };
+
+export type ContractConfig = {
+  /** The origin (and any mount path) the spec's paths are appended to, without a trailing slash. */
+  baseUrl: string;
+  /** Whether the host is this machine (127.0.0.0/8, ::1, localhost). */
+  loopback: boolean;
+  timeoutMs: number;
+  allowWrites: boolean;
+  /** Where the JUnit XML goes, if anywhere. */
+  report: string | undefined;
+  /** The fast-check seed (CONTRACT_SEED), to replay a property failure. */
+  seed: number | undefined;
+  /** Generated cases per property. */
+  numRuns: number;
+  tokens: Partial<Record<Persona, string>>;
+  records: RecordIds;
+};
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const SETTINGS = ['CONTRACT_BASE_URL', 'CONTRACT_ALLOW_WRITES', 'CONTRACT_REPORT', 'CONTRACT_TIMEOUT_MS', 'CONTRACT_SEED', 'CONTRACT_NUM_RUNS'] as const;
+
+/** Every variable the suite reads, for the runbook and for catching typos. */
+export function knownVariables(): string[] {
+  const records = Object.entries(RECORD_STORIES).flatMap(([group, stories]) => stories.map((story) => recordVariable(isGroup(group) ? group : 'projects', story)));
+  return [...SETTINGS, ...PERSONAS.map(tokenVariable), ...records];
+}
+
+function isGroup(value: string): value is RecordGroup {
+  return Object.hasOwn(RECORD_STORIES, value);
+}
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0] ?? 0;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j] ?? 0;
+      row[j] = Math.min((row[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length] ?? 0;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number between ${min} and ${max}, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined) return undefined;
+  if (raw.trim() === '') throw new ConfigError(name, 'is set but empty; unset it or give a value');
+  return raw;
+}
+
+/** Ids are checked against the spec's own input-id schema. */
+function isInputId(value: string): boolean {
+  return specValidator().validate(pointerTo('components', 'schemas', 'InputId'), value).length === 0;
+}
+
+function readBaseUrl(env: Env): { baseUrl: string; loopback: boolean; host: string } {
+  const raw = env['CONTRACT_BASE_URL'];
+  if (raw === undefined || raw.trim() === '') throw new ConfigError('CONTRACT_BASE_URL', 'is not set; give the origin of the server to test, e.g. CONTRACT_BASE_URL=http://127.0.0.1:4010 (there is no default)');
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ConfigError('CONTRACT_BASE_URL', `is not a URL: "${raw}" (expected e.g. https://staging.example.com)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('CONTRACT_BASE_URL', `must start with http:// or https://, got "${raw}"`);
+  if (url.username || url.password) throw new ConfigError('CONTRACT_BASE_URL', 'must not carry credentials; pass tokens in CONTRACT_TOKEN and the other *_TOKEN variables');
+  if (url.search || url.hash) throw new ConfigError('CONTRACT_BASE_URL', `must not have a query or fragment, got "${raw}"`);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (/\/api\/external(\/v\d+)?$/.test(path)) throw new ConfigError('CONTRACT_BASE_URL', `must be the origin without the API prefix (the suite adds /api/external/v1/…): use ${url.origin}${path.replace(/\/api\/external(\/v\d+)?$/, '')}`);
+  return { baseUrl: `${url.origin}${path}`, loopback: isLoopback(url.hostname), host: url.host };
+}
+
+/** Reads and validates the configuration; throws a ConfigError (one line, naming the variable) on the first problem. */
+export function readConfig(env: Env = process.env): ContractConfig {
+  const known = knownVariables();
+  for (const name of Object.keys(env).sort()) {
+    if (!name.startsWith('CONTRACT_') || known.includes(name) || env[name] === undefined) continue;
+    const nearest = known.map((k) => ({ k, d: distance(name, k) })).sort((a, b) => a.d - b.d)[0];
+    throw new ConfigError(name, `is not a variable of the contract suite${nearest && nearest.d <= 4 ? ` (did you mean ${nearest.k}?)` : ''}; see contract-tests/README.md`);
+  }
+
+  const { baseUrl, loopback, host } = readBaseUrl(env);
+  const timeoutMs = integer(env, 'CONTRACT_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 100, 120_000);
+  const numRuns = integer(env, 'CONTRACT_NUM_RUNS', DEFAULT_NUM_RUNS, 1, 10_000);
+  const seedText = optional(env, 'CONTRACT_SEED');
+  if (seedText !== undefined && !/^-?\d+$/.test(seedText.trim())) throw new ConfigError('CONTRACT_SEED', `must be an integer (the seed a failed property printed), got "${seedText}"`);
+  const seed = seedText === undefined ? undefined : Number(seedText.trim());
+  if (seed !== undefined && !Number.isSafeInteger(seed)) throw new ConfigError('CONTRACT_SEED', `is out of range: ${seedText}`);
+
+  const allowText = optional(env, 'CONTRACT_ALLOW_WRITES');
+  if (allowText !== undefined && !['0', '1', 'true', 'false'].includes(allowText.trim())) throw new ConfigError('CONTRACT_ALLOW_WRITES', `must be 1 or 0, got "${allowText}"`);
+  const allowWrites = allowText !== undefined && ['1', 'true'].includes(allowText.trim());
+  if (!loopback && !allowWrites) {
+    throw new ConfigError('CONTRACT_ALLOW_WRITES', `the suite resumes projects and closes goals on ${host}, which is not this machine; set CONTRACT_ALLOW_WRITES=1 to allow writes there`);
+  }
+
+  const report = optional(env, 'CONTRACT_REPORT');
+
+  const tokens: Partial<Record<Persona, string>> = {};
+  for (const persona of PERSONAS) {
+    const name = tokenVariable(persona);
+    const value = optional(env, name);
+    if (value === undefined) continue;
+    const token = value.trim();
+    if (/[\s\x00-\x1f\x7f]/.test(token) || token.length > 1024) throw new ConfigError(name, 'must be one API token (no spaces or control characters; not "Bearer …", just the token)');
+    tokens[persona] = token;
+  }
+
+  const records: RecordIds = { projects: {}, goals: {} };
+  for (const story of RECORD_STORIES.projects) {
+    const value = readId(env, recordVariable('projects', story));
+    if (value !== undefined) records.projects[story] = value;
+  }
+  for (const story of RECORD_STORIES.goals) {
+    const value = readId(env, recordVariable('goals', story));
+    if (value !== undefined) records.goals[story] = value;
+  }
+
+  return { baseUrl, loopback, timeoutMs, allowWrites, report, seed, numRuns, tokens, records };
+}
+
+function readId(env: Env, name: string): string | undefined {
+  const value = optional(env, name)?.trim();
+  if (value !== undefined && !isInputId(value)) throw new ConfigError(name, `"${value}" is not an id the API accepts (a slug id like name-FjO1YSsAoCpZz3SMRvlSvK, a bare short id, or a UUID)`);
+  return value;
+}

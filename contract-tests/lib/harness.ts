@@ -1,0 +1,158 @@
+// What a contract test uses: the resolved target, requests built from an operation model, and `check`, which sends
+// one request, collects the spec violations (conformance.ts) and production's expected answer (expected.ts) and the
+// test's own rules, records the warnings for the report, and fails with everything at once.
+import { inject, type TestContext } from 'vitest';
+import type {} from './context.ts';
+import { createClient, RequestTimeout, TransportError, type ApiRequest, type ApiResponse, type Client } from './client.ts';
+import { checkResponse, mediaTypeOf } from './conformance.ts';
+import { PERSONAS, recordVariable, tokenVariable, type Persona, type RecordGroup, type RecordStory } from './env.ts';
+import { compare, type Expectation } from './expected.ts';
+import type { OperationModel } from './operations.ts';
+import { MOCK_SESSION_HEADER, probeRequest, type ResolvedTarget } from './target.ts';
+import { ContractFailure, errorsOf, excerpt, formatViolation, warningsOf, type Violation } from './violations.ts';
+
+export type Target = ResolvedTarget & { client: Client };
+
+let shared: Target | undefined;
+
+/** The run's target, as setup.ts resolved it. */
+export function target(): Target {
+  if (!shared) {
+    const resolved = inject('contract');
+    const secrets = new Map<string, string>();
+    for (const [persona, token] of Object.entries(resolved.tokens)) {
+      if (typeof token === 'string' && isPersona(persona)) secrets.set(token, tokenVariable(persona));
+    }
+    const probe = probeRequest();
+    shared = { ...resolved, client: createClient({ baseUrl: resolved.config.baseUrl, timeoutMs: resolved.config.timeoutMs, secrets, ...(probe ? { probe } : {}) }) };
+  }
+  return shared;
+}
+
+function isPersona(value: string): value is Persona {
+  return PERSONAS.some((p) => p === value);
+}
+
+/**
+ * How the request authenticates: none, a persona's token with a scheme (default `Bearer `), a literal header, or
+ * several Authorization headers in order (each a persona's Bearer token or a literal value).
+ */
+export type Auth = { persona: Persona; scheme?: string } | { header: string } | { headers: ReadonlyArray<{ persona: Persona } | { header: string }> } | undefined;
+
+export type Send = {
+  op: OperationModel;
+  /** The JSON body (encoded with JSON.stringify); ignored when `raw` is given. */
+  body?: unknown;
+  raw?: string | Buffer;
+  auth?: Auth;
+  /** The Content-Type header; `null` sends none (default application/json). */
+  contentType?: string | null;
+  accept?: string;
+  method?: string;
+  path?: string;
+  /** For requests the spec does not describe (another method, another path): compare with production only. */
+  outsideSpec?: boolean;
+};
+
+export type Exchange = { request: ApiRequest; response: ApiResponse; violations: Violation[]; json: unknown };
+
+/** Per-test helpers bound to the test context (to skip with the missing variable's name, and to record warnings). */
+export type Contract = {
+  target: Target;
+  /** The persona's token, or the test is skipped naming the variable. */
+  token(persona: Persona): string;
+  /** The record id of a fixture story, or the test is skipped naming the variable. */
+  record<G extends RecordGroup>(group: G, story: RecordStory<G>): string;
+  /** Sends one request and returns it with its spec violations (nothing asserted yet). */
+  send(request: Send): Promise<Exchange>;
+  /** Sends, compares with production's answer and the spec, applies `rules`, and fails with every violation. */
+  check(request: Send, expectation: Expectation | undefined, rules?: (exchange: Exchange) => Violation[]): Promise<Exchange>;
+};
+
+export function contract(ctx: TestContext): Contract {
+  const t = target();
+  if (t.unreachable) throw new ContractFailure(`the server did not answer the first request, so nothing was tested: ${t.unreachable}`, []);
+
+  const token = (persona: Persona): string => {
+    const value = t.tokens[persona];
+    if (value === undefined) ctx.skip(`needs ${tokenVariable(persona)} (not set)`);
+    return value;
+  };
+  const record = <G extends RecordGroup>(group: G, story: RecordStory<G>): string => {
+    const ids: Partial<Record<string, string>> = t.records[group];
+    const value = ids[story];
+    if (value === undefined) ctx.skip(`needs ${recordVariable(group, story)} (not set)`);
+    return value;
+  };
+
+  const build = (request: Send): ApiRequest => {
+    const headers: Record<string, string | string[]> = {};
+    const contentType = request.contentType === undefined ? 'application/json' : request.contentType;
+    const body = request.raw ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
+    if (contentType !== null && body !== undefined) headers['content-type'] = contentType;
+    if (request.accept !== undefined) headers['accept'] = request.accept;
+    const auth = request.auth;
+    if (auth && 'headers' in auth) headers['authorization'] = auth.headers.map((h) => ('header' in h ? h.header : `Bearer ${token(h.persona)}`));
+    else if (auth && 'header' in auth) headers['authorization'] = auth.header;
+    else if (auth) headers['authorization'] = `${auth.scheme ?? 'Bearer '}${token(auth.persona)}`;
+    if (t.mockSession) headers[MOCK_SESSION_HEADER] = t.mockSession;
+    const out: ApiRequest = { method: request.method ?? request.op.method, path: request.path ?? request.op.path, headers };
+    if (body !== undefined) out.body = body;
+    return out;
+  };
+
+  const describeResponse = (response: ApiResponse): string =>
+    `${response.status} ${mediaTypeOf(response.headers['content-type']) ?? '(no Content-Type)'}, ${response.bytes.length} bytes: ${excerpt(response.text, 400)}`;
+
+  const fail = (request: ApiRequest, response: ApiResponse | undefined, violations: Violation[], reason?: string): never => {
+    const lines = [ctx.task.name, `  request:  ${t.client.curl(request)}`];
+    if (response) lines.push(`  response: ${describeResponse(response)}`);
+    if (reason) lines.push(`  ✗ error   ${reason}`);
+    for (const v of [...errorsOf(violations), ...warningsOf(violations)]) lines.push(`  ${formatViolation(v)}`);
+    throw new ContractFailure(lines.join('\n'), violations);
+  };
+
+  const recordWarnings = (violations: Violation[]): void => {
+    const warnings = warningsOf(violations);
+    if (warnings.length > 0) ctx.task.meta.contractWarnings = [...(ctx.task.meta.contractWarnings ?? []), ...warnings];
+  };
+
+  const send = async (request: Send): Promise<Exchange> => {
+    const built = build(request);
+    let response: ApiResponse;
+    try {
+      response = await t.client.send(built);
+    } catch (error) {
+      if (error instanceof RequestTimeout) return fail(built, undefined, [], `timeout: ${error.message}`);
+      if (error instanceof TransportError) return fail(built, undefined, [], `no HTTP response: ${error.message}`);
+      throw error;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(response.text);
+    } catch {
+      json = undefined;
+    }
+    return { request: built, response, violations: request.outsideSpec ? [] : checkResponse(request.op.operationId, response), json };
+  };
+
+  const judge = (exchange: Exchange, violations: Violation[]): void => {
+    recordWarnings(violations);
+    if (errorsOf(violations).length > 0) fail(exchange.request, exchange.response, violations);
+  };
+
+  return {
+    target: t,
+    token,
+    record,
+    send,
+    async check(request, expectation, rules) {
+      const exchange = await send(request);
+      const violations = [...exchange.violations];
+      if (expectation) violations.push(...compare(exchange.response, expectation));
+      if (rules) violations.push(...rules(exchange));
+      judge(exchange, violations);
+      return exchange;
+    },
+  };
+}

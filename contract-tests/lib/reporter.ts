@@ -1,0 +1,156 @@
+// The contract reporter: at the end of every run, the failures in full (rule, curl line, response, violations), a
+// table of operation × check with pass/fail/skip counts, the skipped tests grouped by the variable they need, the
+// warnings grouped by kind, and one closing line. Tests are grouped by their first two suite names: the operationId
+// and the check (`describe(operationId) > describe(check) > it(rule)`).
+import type { Reporter, SerializedError, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
+import { operationModels } from './operations.ts';
+import { formatLocation, type Violation } from './violations.ts';
+import type {} from './context.ts';
+
+export type Counts = { passed: number; failed: number; skipped: number };
+export type RunResult = Counts & { warnings: number; errors: number; rows: Map<string, Counts> };
+
+type Row = { operation: string; check: string };
+
+function placeOf(test: TestCase): Row {
+  const names: string[] = [];
+  let parent: TestSuite | TestModule = test.parent;
+  while (parent.type === 'suite') {
+    names.unshift(parent.name);
+    parent = parent.parent;
+  }
+  return { operation: names[0] ?? '(no operation)', check: names[1] ?? names[0] ?? '(none)' };
+}
+
+/** The checks in the order QA reads them. */
+const CHECK_ORDER = ['auth', 'order', 'validation', 'ids', 'permissions', 'transport', 'state', 'responses', 'properties'];
+const order = (list: ReadonlyArray<string>, item: string): number => (list.includes(item) ? list.indexOf(item) : list.length);
+
+const pad = (text: string, width: number): string => text + ' '.repeat(Math.max(0, width - text.length));
+const padStart = (text: string, width: number): string => ' '.repeat(Math.max(0, width - text.length)) + text;
+
+export default class ContractReporter implements Reporter {
+  result: RunResult = { passed: 0, failed: 0, skipped: 0, warnings: 0, errors: 0, rows: new Map() };
+  #vitest: Vitest | undefined;
+  readonly #write: (text: string) => void;
+
+  constructor(write: (text: string) => void = (text) => process.stdout.write(text)) {
+    this.#write = write;
+  }
+
+  onInit(vitest: Vitest): void {
+    this.#vitest = vitest;
+  }
+
+  onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): void {
+    const lines: string[] = [];
+    const rows = new Map<string, Counts>();
+    const failures: Array<{ name: string; messages: string[] }> = [];
+    const skips = new Map<string, string[]>();
+    const warnings = new Map<string, { count: number; example: Violation; tests: Set<string>; where: string }>();
+    const total: Counts = { passed: 0, failed: 0, skipped: 0 };
+    const moduleErrors: string[] = [];
+    const seeds = new Set<number>();
+
+    for (const module of modules) {
+      for (const error of module.errors()) moduleErrors.push(`${module.moduleId}: ${error.message}`);
+      for (const test of module.children.allTests()) {
+        const { operation, check } = placeOf(test);
+        const key = `${operation}\u0000${check}`;
+        const row = rows.get(key) ?? { passed: 0, failed: 0, skipped: 0 };
+        rows.set(key, row);
+        const result = test.result();
+        if (result.state === 'passed') {
+          row.passed++;
+          total.passed++;
+        } else if (result.state === 'failed') {
+          row.failed++;
+          total.failed++;
+          // A contract failure's message opens with the rule, which is the test's name: print it once.
+          failures.push({ name: test.fullName, messages: result.errors.map((e) => (e.message.startsWith(`${test.name}\n`) ? e.message.slice(test.name.length + 1) : e.message)) });
+        } else {
+          row.skipped++;
+          total.skipped++;
+          const note = result.state === 'skipped' && result.note ? result.note : 'skipped';
+          skips.set(note, [...(skips.get(note) ?? []), test.fullName]);
+        }
+        const seed = test.meta().contractSeed;
+        if (seed !== undefined) seeds.add(seed);
+        for (const warning of test.meta().contractWarnings ?? []) {
+          const where = formatLocation(warning.location.map((p) => (typeof p === 'number' ? 0 : p)));
+          const key = `${warning.code}|${where}|${warning.message}`;
+          const entry = warnings.get(key) ?? { count: 0, example: warning, tests: new Set<string>(), where };
+          entry.count++;
+          entry.tests.add(operation);
+          warnings.set(key, entry);
+        }
+      }
+    }
+
+    const provided = this.#vitest?.getRootProject().getProvidedContext().contract;
+    const operationOrder = operationModels().map((o) => o.operationId);
+    lines.push('', '━━ contract suite ━━');
+    if (provided) {
+      lines.push(`server: ${provided.config.baseUrl}${provided.mock ? ` (this package's mock${provided.mockSession ? `, session ${provided.mockSession}` : ''})` : ''}`);
+      const fromMock = Object.entries(provided.sources).filter(([, s]) => s === 'mock').map(([v]) => v);
+      if (fromMock.length > 0) lines.push(`read from GET /__mock/fixtures: ${fromMock.join(', ')}`);
+    }
+
+    // Every failed rule is named. A failure that is about no request in particular (the server could not be reached)
+    // is printed once with the count; a repeat of an exchange already shown refers back to it.
+    const counts = new Map<string, number>();
+    for (const failure of failures) {
+      const key = failure.messages.join('\n');
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    const shown = new Map<string, string>();
+    for (const failure of failures) {
+      const key = failure.messages.join('\n');
+      const first = shown.get(key);
+      const generic = !key.includes('request:');
+      if (first !== undefined && generic) continue;
+      const others = (counts.get(key) ?? 1) - 1;
+      lines.push('', `✗ FAIL ${failure.name}${generic && others > 0 ? `  (and ${others} more test${others === 1 ? '' : 's'} failing the same way)` : ''}`);
+      if (first !== undefined) {
+        lines.push(`  (the same request, response and violations as: ${first})`);
+        continue;
+      }
+      shown.set(key, failure.name);
+      for (const message of failure.messages) lines.push(...message.split('\n').map((l) => `  ${l.replace(/^ {2}/, '')}`));
+    }
+    for (const error of [...moduleErrors, ...unhandledErrors.map((e) => e.message)]) lines.push('', `✗ ERROR ${error}`);
+
+    const table = [...rows.entries()]
+      .map(([key, counts]) => {
+        const [operation = '', check = ''] = key.split('\u0000');
+        return { operation, check, ...counts };
+      })
+      .sort((x, y) => order(operationOrder, x.operation) - order(operationOrder, y.operation) || order(CHECK_ORDER, x.check) - order(CHECK_ORDER, y.check) || x.check.localeCompare(y.check));
+    const w1 = Math.max(9, ...table.map((r) => r.operation.length));
+    const w2 = Math.max(5, ...table.map((r) => r.check.length));
+    lines.push('', `${pad('operation', w1)}  ${pad('check', w2)}  ${padStart('pass', 5)}  ${padStart('fail', 5)}  ${padStart('skip', 5)}`);
+    for (const r of table) {
+      const mark = r.failed > 0 ? '  ✗' : r.passed === 0 && r.skipped > 0 ? '  (skipped)' : '';
+      lines.push(`${pad(r.operation, w1)}  ${pad(r.check, w2)}  ${padStart(String(r.passed), 5)}  ${padStart(String(r.failed), 5)}  ${padStart(String(r.skipped), 5)}${mark}`);
+    }
+
+    if (skips.size > 0) {
+      lines.push('', 'skipped:');
+      for (const [note, tests] of skips) lines.push(`  ${note}: ${tests.length} test${tests.length === 1 ? '' : 's'}`);
+    }
+    let warningCount = 0;
+    if (warnings.size > 0) {
+      lines.push('', 'warnings (not failures):');
+      for (const entry of warnings.values()) {
+        warningCount += entry.count;
+        lines.push(`  ${entry.count}× ${entry.where}  ${entry.example.message}  [${entry.example.code}; ${[...entry.tests].join(', ')}]`);
+      }
+    }
+    if (seeds.size > 0) lines.push('', `property tests ran with seed ${[...seeds].join(', ')}: replay them with CONTRACT_SEED=${[...seeds][0] ?? ''} (and the same CONTRACT_NUM_RUNS and filters)`);
+    const errors = moduleErrors.length + unhandledErrors.length;
+    const ok = total.failed === 0 && errors === 0;
+    lines.push('', `contract: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped, ${warningCount} warnings${errors ? `, ${errors} errors` : ''} — ${ok ? 'PASS' : 'FAIL'}`, '');
+    this.result = { ...total, warnings: warningCount, errors, rows };
+    this.#write(lines.join('\n'));
+  }
+}

@@ -1,0 +1,38 @@
+// The order of checks (transport-auth-errors.md, "Order of checks"; REFERENCE.md decision 2): the inputs are decoded
+// before the token is read, the token before the read-only guard, the guard before missing fields, missing fields
+// before the lookup. Each row sends one defect with a token that would fail a later step.
+import { describe, it } from 'vitest';
+import { anyBody, unknownToken } from '../lib/cases.ts';
+import { answers, either, one, type Expectation } from '../lib/expected.ts';
+import { contract, type Auth } from '../lib/harness.ts';
+import { operationModels, type OperationModel } from '../lib/operations.ts';
+import { withField } from '../lib/requests.ts';
+import type { JsonObject } from '../../spec/lib/openapi.ts';
+
+type Row = { rule: string; auth: () => Auth; body: (op: OperationModel, valid: JsonObject) => JsonObject; expected: (op: OperationModel) => Expectation };
+
+const firstNonNullable = (op: OperationModel): string => op.fields.find((f) => !f.nullable)?.name ?? op.targetField;
+const booleanField = (op: OperationModel): string | undefined => op.fields.find((f) => f.kind === 'boolean')?.name;
+
+const rows: Row[] = [
+  { rule: 'Without a token, null in a required field is still 400 "Field … cannot be null": inputs come before the token (Order of checks 5–6)', auth: () => undefined, body: (op, b) => withField(b, firstNonNullable(op), null), expected: (op) => one(answers(op).nullField(firstNonNullable(op))) },
+  { rule: 'With an unknown token, an unknown field is still 400 (or production’s 500): inputs come before the token (Order of checks 5–6)', auth: () => ({ header: `Bearer ${unknownToken()}` }), body: (_op, b) => withField(b, 'name', 'x'), expected: (op) => either(answers(op).unknownField('name'), answers(op).decodingCrash) },
+  { rule: 'Without a token, a value of the wrong type is still 400 "Unknown input type": inputs come before the token (Order of checks 5–6)', auth: () => undefined, body: (op, b) => withField(b, booleanField(op) ?? 'send_notifications_to_everyone', 'true'), expected: (op) => one(answers(op).unknownType('boolean')) },
+  { rule: 'A read-only token still gets the 400 of an unknown field: inputs come before the read-only guard (transport-auth-errors.md, Read-only tokens)', auth: () => ({ persona: 'read_only' }), body: (_op, b) => withField(b, 'name', 'x'), expected: (op) => either(answers(op).unknownField('name'), answers(op).decodingCrash) },
+  { rule: 'A read-only token still gets the 400 of a null required field (transport-auth-errors.md, Read-only tokens)', auth: () => ({ persona: 'read_only' }), body: (op, b) => withField(b, firstNonNullable(op), null), expected: (op) => one(answers(op).nullField(firstNonNullable(op))) },
+  { rule: 'Without a token, an empty body is 401, not "Missing required fields": the token comes first (Order of checks 6–8)', auth: () => undefined, body: () => ({}), expected: (op) => one(answers(op).unauthorized) },
+  { rule: 'A suspended person’s token with an empty body is 401, not "Missing required fields" (Order of checks 6–8)', auth: () => ({ persona: 'suspended' }), body: () => ({}), expected: (op) => one(answers(op).unauthorized) },
+];
+
+for (const op of operationModels().filter((o) => o.secured)) {
+  describe(op.operationId, () => {
+    describe('order', () => {
+      for (const row of rows) {
+        it(row.rule, async (ctx) => {
+          const c = contract(ctx);
+          await c.check({ op, body: row.body(op, anyBody(c, op)), auth: row.auth() }, row.expected(op));
+        });
+      }
+    });
+  });
+}

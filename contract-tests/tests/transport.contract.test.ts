@@ -1,0 +1,77 @@
+// Content types, Accept and JSON decoding, all checked before the token (transport-auth-errors.md, "Accept header",
+// "Content-Type and the request body", error table #1, #4, #5).
+import { describe, it } from 'vitest';
+import { anyBody, targetId } from '../lib/cases.ts';
+import { answers, one, success, type Expected } from '../lib/expected.ts';
+import { contract } from '../lib/harness.ts';
+import { operationModels, PROFILES } from '../lib/operations.ts';
+import { baseBody, withoutField } from '../lib/requests.ts';
+import { STATE_RULES } from '../lib/rules.ts';
+
+/** Answers the spec does not describe (other methods and paths), from transport-auth-errors.md's error table. */
+const plain = (status: number, text: string): Expected => ({ status, body: { kind: 'text', text }, label: `${status} "${text}" in plain text` });
+
+for (const op of operationModels()) {
+  const a = answers(op);
+  describe(op.operationId, () => {
+    describe('transport', () => {
+      it('A Content-Type that is neither JSON nor a form is 415 {"errors":{"detail":"Unsupported Media Type"}}, before the token (error table #5)', async (ctx) => {
+        const c = contract(ctx);
+        await c.check({ op, raw: JSON.stringify(anyBody(c, op)), contentType: 'text/plain' }, one(a.unsupportedMediaType));
+      });
+
+      it('application/*+json is read as JSON: a valid body without a token gets 401, not 415 (transport-auth-errors.md, Content-Type)', async (ctx) => {
+        const c = contract(ctx);
+        await c.check({ op, body: anyBody(c, op), contentType: 'application/vnd.api+json' }, one(a.unauthorized));
+      });
+
+      it('An Accept header that allows no JSON is 406 "Not Acceptable" (error table #4)', async (ctx) => {
+        const c = contract(ctx);
+        await c.check({ op, body: anyBody(c, op), accept: 'text/html' }, one(a.notAcceptable));
+      });
+
+      it('Invalid JSON is 400 "Bad Request" as text/html (error table #1)', async (ctx) => {
+        const c = contract(ctx);
+        await c.check({ op, raw: '{"truncated": ' }, one(a.invalidJsonHtml));
+      });
+
+      it('Invalid JSON is 400 {"errors":{"detail":"Bad Request"}} when Accept asks for JSON only (error table #1)', async (ctx) => {
+        const c = contract(ctx);
+        await c.check({ op, raw: '{"truncated": ', accept: 'application/json' }, one(a.invalidJsonJson));
+      });
+
+      it('Without a Content-Type the body is ignored: a valid token gets "Missing required fields" for every field (transport-auth-errors.md, Content-Type)', async (ctx) => {
+        const c = contract(ctx);
+        await c.check({ op, raw: JSON.stringify(anyBody(c, op)), contentType: null, auth: { persona: 'full_access' } }, one(a.missingFields(op.required)));
+      });
+
+      it('A trailing slash and doubled slashes name the same operation: a valid body without a token gets 401 (transport-auth-errors.md, Method rules)', async (ctx) => {
+        const c = contract(ctx);
+        await c.check({ op, body: anyBody(c, op), path: `${op.path.replace(/\/([^/]+)$/, '//$1')}/` }, one(a.unauthorized));
+      });
+
+      it(`Inputs may come from the query string: ${op.targetField} given there is used (transport-auth-errors.md, Content-Type and the request body)`, async (ctx) => {
+        const c = contract(ctx);
+        const id = targetId(c, op);
+        const body = baseBody(op, id);
+        await c.check({ op, body: withoutField(body, op.targetField), path: `${op.path}?${op.targetField}=${encodeURIComponent(id)}`, auth: { persona: 'full_access' } }, one(success), (ex) => STATE_RULES[op.operationId](ex, body, PROFILES[op.operationId].target));
+      });
+
+      it(`Another method (PUT) is 405 "Method Not Allowed" in plain text, before the token (error table #6)`, async (ctx) => {
+        const c = contract(ctx);
+        await c.check({ op, method: 'PUT', body: anyBody(c, op), outsideSpec: true }, one(plain(405, 'Method Not Allowed')));
+      });
+
+      it(`GET on the operation is 404 "Query not found" in plain text, before the token (error table #10)`, async (ctx) => {
+        const c = contract(ctx);
+        await c.check({ op, method: 'GET', outsideSpec: true }, one(plain(404, 'Query not found')));
+      });
+
+      it(`Operation names are case-sensitive: ${op.path.replace(/\/[^/]+\/[^/]+$/, '/…')} with capitals is 404 "Mutation not found" (error table #9)`, async (ctx) => {
+        const c = contract(ctx);
+        const upper = op.path.replace(/\/([^/]+)\/([^/]+)$/, (_m, ns: string, name: string) => `/${ns.charAt(0).toUpperCase()}${ns.slice(1)}/${name.charAt(0).toUpperCase()}${name.slice(1)}`);
+        await c.check({ op, path: upper, body: anyBody(c, op), outsideSpec: true }, one(plain(404, 'Mutation not found')));
+      });
+    });
+  });
+}

@@ -1,0 +1,83 @@
+// Input validation, for every operation, derived from its request schema: required fields, null, types, unknown
+// fields (transport-auth-errors.md, "Request decoding and validation" and the error table; REFERENCE.md decision 2).
+import { describe, it } from 'vitest';
+import { anyBody, targetId, tokenIfAny } from '../lib/cases.ts';
+import { answers, one, success, type Expectation } from '../lib/expected.ts';
+import { contract } from '../lib/harness.ts';
+import { unknownFieldAnswer, wrongInputs } from '../lib/inputs.ts';
+import { operationModels, PROFILES } from '../lib/operations.ts';
+import { baseBody, withField, withoutField } from '../lib/requests.ts';
+import { STATE_RULES } from '../lib/rules.ts';
+
+for (const op of operationModels()) {
+  const a = answers(op);
+  const story = PROFILES[op.operationId].target;
+  describe(op.operationId, () => {
+    describe('validation', () => {
+      it(`An empty body with a valid token is 400 "Missing required fields: ${op.required.join(', ')}", in declaration order (transport-auth-errors.md, error table #23)`, async (ctx) => {
+        const c = contract(ctx);
+        await c.check({ op, body: {}, auth: { persona: 'full_access' } }, one(a.missingFields(op.required)));
+      });
+
+      for (const field of op.required) {
+        it(`Leaving out "${field}" is 400 "Missing required fields: ${field}", after the token is accepted (transport-auth-errors.md, error table #23)`, async (ctx) => {
+          const c = contract(ctx);
+          await c.check({ op, body: withoutField(anyBody(c, op), field), auth: { persona: 'full_access' } }, one(a.missingFields([field])));
+        });
+      }
+
+      if (op.required.length > 2) {
+        const missing = op.required.slice(-2);
+        it(`Only the missing fields are listed, in declaration order: "Missing required fields: ${missing.join(', ')}" (transport-auth-errors.md, error table #23)`, async (ctx) => {
+          const c = contract(ctx);
+          const body = missing.reduce<Record<string, unknown>>((b, f) => withoutField(b, f), anyBody(c, op));
+          await c.check({ op, body, auth: { persona: 'full_access' } }, one(a.missingFields(missing)));
+        });
+      }
+
+      for (const field of op.fields.filter((f) => !f.nullable)) {
+        it(`null in "${field.name}" is 400 "Field '${field.name}' cannot be null" (transport-auth-errors.md, error table #13)`, async (ctx) => {
+          const c = contract(ctx);
+          await c.check({ op, body: withField(anyBody(c, op), field.name, null), auth: tokenIfAny(c) }, one(a.nullField(field.name)));
+        });
+      }
+
+      for (const field of op.fields.filter((f) => f.nullable && !f.required)) {
+        it(`null in the optional field "${field.name}" is accepted: 200 (transport-auth-errors.md, Field declarations)`, async (ctx) => {
+          const c = contract(ctx);
+          const body = withField(baseBody(op, targetId(c, op)), field.name, null);
+          await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => STATE_RULES[op.operationId](ex, body, story));
+        });
+      }
+
+      it(`A body with only the required fields (${op.required.join(', ')}) is accepted: 200 (transport-auth-errors.md, Field declarations)`, async (ctx) => {
+        const c = contract(ctx);
+        const full = baseBody(op, targetId(c, op));
+        const body = Object.fromEntries(op.required.map((f) => [f, full[f]]));
+        await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => STATE_RULES[op.operationId](ex, body, story));
+      });
+
+      for (const field of op.fields) {
+        for (const wrong of wrongInputs(field, a)) {
+          it(`"${field.name}" as ${wrong.label} is ${wrong.expectation.alternatives.map((x) => x.label).join(' or ')} (${wrong.source})`, async (ctx) => {
+            const c = contract(ctx);
+            await c.check({ op, body: withField(anyBody(c, op), field.name, wrong.value), auth: tokenIfAny(c) }, wrong.expectation);
+          });
+        }
+      }
+
+      for (const name of ['name', 'contract_probe_field']) {
+        const expectation: Expectation = unknownFieldAnswer(name, a);
+        it(`An unknown field "${name}" is 400 "Unknown input field: ${name}" or production's alternative 500 (REFERENCE.md decision 2; error table #11–12)`, async (ctx) => {
+          const c = contract(ctx);
+          await c.check({ op, body: withField(anyBody(c, op), name, 1), auth: tokenIfAny(c) }, expectation);
+        });
+      }
+
+      it('A JSON array instead of an object is the unknown field "_json": 400 or 500 (transport-auth-errors.md, error table #11–12)', async (ctx) => {
+        const c = contract(ctx);
+        await c.check({ op, raw: JSON.stringify([anyBody(c, op)]), auth: tokenIfAny(c) }, unknownFieldAnswer('_json', a));
+      });
+    });
+  });
+}

@@ -1,0 +1,23 @@
+// The contract suite's own vitest configuration (used by run.ts, i.e. `npm run contract`). One worker, no
+// isolation between files: the spec's validators are compiled once, and state tests on one server never interleave.
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+export default defineConfig({
+  test: {
+    root,
+    include: ['contract-tests/tests/**/*.contract.test.ts'],
+    globalSetup: ['contract-tests/lib/setup.ts'],
+    pool: 'threads',
+    maxWorkers: 1,
+    isolate: false,
+    fileParallelism: false,
+    sequence: { shuffle: false },
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    typecheck: { enabled: false },
+    reporters: ['./contract-tests/lib/reporter.ts'],
+  },
+});
