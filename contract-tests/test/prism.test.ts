@@ -3,14 +3,14 @@
 //
 // Prism 5.16 cannot load generated/openapi.json as it is: its schema graph is cyclic (Person → Company → Person, …)
 // and Prism spends minutes at "Starting Prism…" walking it. So Prism gets the copy that `npm run bench` gives it
-// (mock/bench/prism-spec.ts): no `$ref`, the same routes, security, request schemas and examples.
+// (spec/tools/prism-spec.ts): no `$ref`, the same routes, security, request schemas and examples.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prismDocument } from '../../mock/bench/prism-spec.ts';
+import { prismDocument } from '../../spec/tools/prism-spec.ts';
 import { isObject, loadDocument, pointerTo, resolvePointer } from '../../spec/lib/openapi.ts';
 import { operationModels } from '../lib/operations.ts';
 import { ROOT, runContract, summaryOf } from './support.ts';

@@ -18,8 +18,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { dereference, isObject, listOperations, loadDocument, DOCUMENT_URL, type JsonObject } from '../../spec/lib/openapi.ts';
 import { bodyMatcher, type BodyCheck, type Job, type RequestSpec, type WorkerResult } from './job.ts';
-import { prismDocument } from './prism-spec.ts';
-import { clkTck, machineLoad, rssBytes, serverPid, type MachineLoad } from './proc.ts';
+import { prismDocument } from '../../spec/tools/prism-spec.ts';
+import { clkTck, machineLoad, rssBytes, serverPid } from './proc.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MOCK_MAIN = 'mock/src/main.ts';
@@ -39,7 +39,7 @@ const USAGE = `Usage: node mock/bench/run.ts [options]   (npm run bench -- [opti
   --cold-starts N   starts per server for the cold-start median (default 3)
   --sessions N      X-Mock-Session names the session scenario rotates through (default 50)
   --prism-probe S   seconds to wait for Prism on generated/openapi.json itself before using the derived document
-                    (default 10; 0 skips the probe)
+                    (default 5; 0 skips the probe)
   --out FILE        where to write the results (default mock/bench/results/latest.json)
   --help            show this help
 
@@ -91,7 +91,7 @@ function readSettings(): Settings {
     connections: number('--connections', values.connections ?? env['BENCH_CONNECTIONS'], 50, 1, 1000, true),
     coldStarts: number('--cold-starts', values['cold-starts'], 3, 0, 20, true),
     sessions: number('--sessions', values.sessions, 50, 1, 100, true),
-    prismProbe: number('--prism-probe', values['prism-probe'], 10, 0, 600, false),
+    prismProbe: number('--prism-probe', values['prism-probe'], 5, 0, 600, false),
     out: values.out ?? join(ROOT, 'mock/bench/results/latest.json'),
   };
 }
@@ -505,7 +505,7 @@ async function main(): Promise<number> {
   say(`bench: ${SERVERS.length} servers × ${SCENARIOS.length} scenarios × ${settings.rounds} rounds, ${settings.duration} s each after ${settings.warmup} s warm-up, ${settings.connections} connections (about ${Math.ceil(estimate / 60)} min)`);
   say(`machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), load ${loadBefore.loadavg_1m} ${loadBefore.loadavg_5m} ${loadBefore.loadavg_15m}, node ${process.version}, CLK_TCK ${clkTck()}`);
 
-  // Prism's document: generated/openapi.json itself if Prism can load it, else the derived copy (prism-spec.ts).
+  // Prism's document: generated/openapi.json itself if Prism can load it, else the derived copy (spec/tools/prism-spec.ts).
   tempDir = mkdtempSync(join(tmpdir(), 'mock-bench-'));
   const prism: PrismSpecInfo = { used: relative(ROOT, fileURLToPath(DOCUMENT_URL)), literal: { tried: false, answered: false, waited_s: 0, note: '' }, derived: null };
   const ctx: Context = {
@@ -550,7 +550,7 @@ async function main(): Promise<number> {
     const path = join(tempDir, 'openapi.prism.json');
     writeFileSync(path, JSON.stringify(derived.document));
     ctx.prismSpec = path;
-    prism.used = 'derived from generated/openapi.json by mock/bench/prism-spec.ts';
+    prism.used = 'derived from generated/openapi.json by spec/tools/prism-spec.ts';
     prism.derived = { bytes: derived.bytes, cut_references: derived.cutReferences };
     say(
       `prism: ${prism.literal.tried ? `generated/openapi.json gave no answer in ${prism.literal.waited_s} s; ` : ''}serving the derived document (no $ref, ${derived.cutReferences} references no example reaches cut, ${(derived.bytes / 1024).toFixed(0)} KiB)`,
@@ -651,6 +651,14 @@ async function main(): Promise<number> {
     const minimum = other === 'prism-default' ? TARGETS.prism_default_ratio : other === 'express' ? TARGETS.bare_express_ratio : undefined;
     ratioRows.push([LABELS[other], ...list.map((s) => `${fixed(values[s.name] ?? Number.NaN, 2)}${minimum === undefined ? '' : (values[s.name] ?? 0) >= minimum ? ' ok' : ' BELOW'}`), target]);
   }
+  // On a shared machine the servers do not each get a core: CPU per request (from /proc) is the steadier ratio.
+  const cpuRatios: Record<string, Record<string, number>> = {};
+  ratioRows.push(['by CPU per request (other µs ÷ ours)', ...list.map(() => ''), '']);
+  for (const other of ['prism-default', 'prism-warn', 'express', 'http'] as const) {
+    const values = Object.fromEntries(list.map((s) => [s.name, Number(((cell(other, s.name)?.cpu_us_per_request ?? Number.NaN) / (cell('mock', s.name)?.cpu_us_per_request ?? Number.NaN)).toFixed(3))]));
+    cpuRatios[other] = values;
+    ratioRows.push([`  ${LABELS[other]}`, ...list.map((s) => fixed(values[s.name] ?? Number.NaN, 2)), '']);
+  }
   say();
   say(table(ratioRows, [false, true, true, true, true, false]));
 
@@ -680,11 +688,12 @@ async function main(): Promise<number> {
     generated_at: startedAt.toISOString(),
     finished_at: new Date().toISOString(),
     git: gitRevision(),
-    machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? null, node: process.version, clk_tck: clkTck(), load_before: loadBefore, load_after: loadAfter satisfies MachineLoad },
+    machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? null, node: process.version, clk_tck: clkTck(), load_before: loadBefore, load_after: loadAfter },
     settings: { ...settings, out: relative(ROOT, settings.out) },
     prism,
     targets,
     ratios,
+    ratios_cpu_per_request: cpuRatios,
     cold_starts: coldStarts,
     rss_mb_after_all_load: finalRss,
     mock_state_after_load: mockState,

@@ -8,7 +8,7 @@
 // against the schema on every request), and a reference that no example value reaches becomes `{}`. So for every
 // request the bench sends, Prism does the same work as it would on the real document: same routes, same request
 // schemas, same security, same examples, same response validation of those examples.
-import { isObject, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
+import { isObject, resolvePointer, type JsonObject } from '../lib/openapi.ts';
 
 export type PrismDocument = { document: JsonObject; cutReferences: number; bytes: number };
 
