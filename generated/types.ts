@@ -2197,6 +2197,16 @@ export interface components {
                 };
             };
         };
+        /** @description A POST whose parameters carry `"_method": "PUT"`, `"PATCH"` or `"DELETE"` (any case) is treated as that method, and only GET and POST are served. Plain text, sent without a Content-Type header, before the token is checked. */
+        MethodNotAllowed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example Method Not Allowed */
+                "text/plain": "Method Not Allowed";
+            };
+        };
         /** @description The Accept header allows no JSON (for example only `text/html`). Checked before anything else. */
         NotAcceptable: {
             headers: {
@@ -2340,6 +2350,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2374,6 +2385,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -32,7 +32,7 @@ describe('checkResponse', () => {
 
   it('names the documented statuses when the status is not one of them', () => {
     const [v] = checkResponse('closeGoal', response(418, 'I am a teapot', {}));
-    expect(v?.message).toBe('status 418 is not documented for closeGoal; documented: 200, 400, 401, 403, 404, 406, 413, 415, 500');
+    expect(v?.message).toBe('status 418 is not documented for closeGoal; documented: 200, 400, 401, 403, 404, 405, 406, 413, 415, 500');
     expect(v).toMatchObject({ code: 'status.undocumented', severity: 'error', location: ['response', 'status'] });
   });
 

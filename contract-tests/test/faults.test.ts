@@ -95,7 +95,7 @@ const cases: Case[] = [
       {
         name: 'wrong status',
         fault: () => ({ response: (_req, r) => (r.status === 200 ? { ...r, status: 201 } : r) }),
-        expect: [/status 201 is not documented for resumeProject; documented: 200, 400, 401, 403, 404, 406, 413, 415, 500/, /status 201 is not documented for closeGoal; documented: 200, 400, 401, 403, 404, 406, 413, 415, 500/],
+        expect: [/status 201 is not documented for resumeProject; documented: 200, 400, 401, 403, 404, 405, 406, 413, 415, 500/, /status 201 is not documented for closeGoal; documented: 200, 400, 401, 403, 404, 405, 406, 413, 415, 500/],
       },
     ],
   },

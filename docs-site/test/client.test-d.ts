@@ -43,7 +43,7 @@ describe('request bodies', () => {
 
 describe('results', () => {
   it('are discriminated by status, each with the body the spec documents for it', () => {
-    expectTypeOf<ResumeProjectResult['status']>().toEqualTypeOf<200 | 400 | 401 | 403 | 404 | 406 | 413 | 415 | 500>();
+    expectTypeOf<ResumeProjectResult['status']>().toEqualTypeOf<200 | 400 | 401 | 403 | 404 | 405 | 406 | 413 | 415 | 500>();
     expectTypeOf<Extract<ResumeProjectResult, { status: 200 }>['body']>().toEqualTypeOf<components['schemas']['ResumeProjectResponse']>();
     expectTypeOf<Extract<CloseGoalResult, { status: 200 }>['body']['goal']>().toEqualTypeOf<components['schemas']['Goal']>();
     expectTypeOf<Extract<CloseGoalResult, { status: 401 }>['body']>().toEqualTypeOf<'Unauthorized'>();

@@ -177,7 +177,7 @@ describe('createClient types each answer by its status', () => {
     const failure = await api.closeGoal(closeBody).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UnexpectedResponseError);
     expect(failure).toMatchObject({ status: 502, body: 'Bad Gateway', operationId: 'closeGoal' });
-    expect(String(failure)).toContain('status 502 is not documented (documented: 200, 400, 401, 403, 404, 406, 413, 415, 500)');
+    expect(String(failure)).toContain('status 502 is not documented (documented: 200, 400, 401, 403, 404, 405, 406, 413, 415, 500)');
   });
 
   it('throws UnexpectedResponseError for a 200 whose body is not a JSON object', async () => {

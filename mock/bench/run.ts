@@ -23,6 +23,16 @@ import { clkTck, machineLoad, rssBytes, serverPid } from './proc.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MOCK_MAIN = 'mock/src/main.ts';
+
+/** The node arguments of `npm start` (package.json), so the bench runs the mock exactly as users start it. */
+function startArgs(): string[] {
+  const manifest: unknown = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  const scripts = typeof manifest === 'object' && manifest !== null && 'scripts' in manifest ? manifest.scripts : undefined;
+  const start = typeof scripts === 'object' && scripts !== null && 'start' in scripts ? scripts.start : undefined;
+  const words = typeof start === 'string' ? start.trim().split(/\s+/) : [];
+  if (words[0] !== 'node' || !words.includes(MOCK_MAIN)) throw new Error(`package.json's start script is not "node … ${MOCK_MAIN}": ${String(start)}`);
+  return words.slice(1);
+}
 const BARE = 'mock/bench/bare.ts';
 const WORKER = 'mock/bench/worker.ts';
 const API = '/api/external/v1';
@@ -247,7 +257,7 @@ async function startServer(name: ServerName, ctx: Context, readyTimeoutMs = 60_0
   let port: number | undefined;
   let marker: string;
   if (name === 'mock') {
-    proc = launch(name, [MOCK_MAIN, '--port', '0'], { keepStdout: 'head' });
+    proc = launch(name, [...startArgs(), '--port', '0'], { keepStdout: 'head' });
     marker = MOCK_MAIN;
   } else if (name === 'express' || name === 'http') {
     proc = launch(name, [BARE, name, '--port', '0'], { stdin: JSON.stringify(ctx.answers), keepStdout: 'head' });

@@ -110,7 +110,7 @@ function recordRequest(sessions: Sessions, session: Session, req: Request, statu
   sessions.record(session, {
     at: new Date().toISOString(),
     method: req.method,
-    path: new URL(req.originalUrl, 'http://mock.invalid').pathname,
+    path: new URL(`http://mock.invalid${req.originalUrl}`).pathname,
     status,
     duration_ms: Math.round(performance.now() - started),
     operation: operationId ?? null,

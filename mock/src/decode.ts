@@ -62,20 +62,19 @@ function elixirToString(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (typeof value === 'boolean') return String(value);
   if (typeof value === 'number') return Number.isInteger(value) ? String(value) : String(value).replace('e+', 'e');
-  if (Array.isArray(value)) {
-    // A list prints as chardata: strings and code points, nested; anything else raises.
-    let out = '';
-    for (const item of value) {
-      if (typeof item === 'number' && Number.isInteger(item) && item >= 0 && item <= 0x10ffff) out += String.fromCodePoint(item);
-      else {
-        const part = typeof item === 'string' || Array.isArray(item) ? elixirToString(item) : undefined;
-        if (part === undefined) return undefined;
-        out += part;
-      }
-    }
-    return out;
+  if (!Array.isArray(value)) return undefined;
+  // A list prints as chardata: strings and code points, nested to any depth; anything else raises. Walked with an
+  // explicit stack, since a hostile value can nest deeper than the call stack.
+  let out = '';
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (Array.isArray(item)) for (let i = item.length - 1; i >= 0; i--) stack.push(item[i]);
+    else if (typeof item === 'string') out += item;
+    else if (typeof item === 'number' && Number.isInteger(item) && item >= 0 && item <= 0x10ffff) out += String.fromCodePoint(item);
+    else return undefined;
   }
-  return undefined;
+  return out;
 }
 
 type FieldResult = { ok: true; value: unknown } | { ok: false; error: errors.ErrorReply };

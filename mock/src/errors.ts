@@ -50,9 +50,11 @@ function endpointError(code: string, status: number, asHtml: string, asJson: Rec
 export const INVALID_JSON = endpointError('INVALID_JSON', 400, specText('ResumeProjectBadRequest', 'text/html'), specJson('#/components/examples/InvalidJsonAcceptJson/value'));
 export const PAYLOAD_TOO_LARGE = endpointError('PAYLOAD_TOO_LARGE', 413, specText('PayloadTooLarge', 'text/html'), responseJson('PayloadTooLarge'));
 export const ROUTE_NOT_FOUND = endpointError('ROUTE_NOT_FOUND', 404, 'Not Found', { errors: { detail: 'Not Found' } });
+/** The router raised (a malformed percent escape in the path): the error view's 500. */
+export const ROUTER_CRASH = endpointError('ROUTER_CRASH', 500, 'Internal Server Error', responseJson('InternalServerError', 'decoding_crash'));
 export const NOT_ACCEPTABLE = html('NOT_ACCEPTABLE', 406, specText('NotAcceptable', 'text/html'));
 export const UNSUPPORTED_MEDIA_TYPE = json('UNSUPPORTED_MEDIA_TYPE', 415, responseJson('UnsupportedMediaType'));
-export const METHOD_NOT_ALLOWED = plain('METHOD_NOT_ALLOWED', 405, 'Method Not Allowed');
+export const METHOD_NOT_ALLOWED = plain('METHOD_NOT_ALLOWED', 405, specText('MethodNotAllowed', 'text/plain'));
 export const MISSING_QUERY_NAME = plain('MISSING_QUERY_NAME', 400, 'Missing query name');
 export const INVALID_QUERY_NAME = (segments: ReadonlyArray<string>): ErrorReply => plain('INVALID_QUERY_NAME', 400, `Invalid query name: ${segments.join('/')}`);
 export const MUTATION_NOT_FOUND = plain('MUTATION_NOT_FOUND', 404, 'Mutation not found');

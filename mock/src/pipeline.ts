@@ -33,6 +33,13 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export type Answer = { reply: Reply; options: ReplyOptions };
 
+/** URI.decode/1: every `%XX` becomes its byte; a `%` without two hex digits after it is malformed (undefined). */
+function percentDecode(segment: string): string | undefined {
+  if (!segment.includes('%')) return segment;
+  if (/%(?![0-9A-Fa-f]{2})/.test(segment)) return undefined;
+  return Buffer.from(segment.replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('latin1');
+}
+
 export type Operations = { prefix: string[]; inputs: Map<string, InputSpec>; ids: Map<string, string> };
 
 /** The operations of the spec: the shared path prefix (the forward), each operation's inputs, and its name. */
@@ -64,7 +71,8 @@ export type PipelineDeps = {
 export async function answer(req: Request, rawBody: Buffer, deps: PipelineDeps): Promise<Answer> {
   const accept = req.headers['accept'];
   const errorsAsJson = errorViewIsJson(accept);
-  const url = new URL(req.originalUrl, 'http://mock.invalid');
+  // Concatenated, not resolved: a path that starts with // is a path here, not a protocol-relative URL.
+  const url = new URL(`http://mock.invalid${req.originalUrl}`);
 
   // 1. Endpoint: Plug.Parsers (pass */*), then Plug.MethodOverride. (The 413 is answered while reading the body.)
   const kind = bodyKind(req.headers['content-type']);
@@ -74,12 +82,18 @@ export async function answer(req: Request, rawBody: Buffer, deps: PipelineDeps):
   const override = parsed.params['_method'];
   if (method === 'POST' && typeof override === 'string' && ['PUT', 'PATCH', 'DELETE'].includes(override.toUpperCase())) method = override.toUpperCase();
 
-  // 2. Router: the forward (any method), then `plug :accepts, ["json"]`.
-  const segments = url.pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
-  const under = (forward: ReadonlyArray<string>): boolean => segments.length >= forward.length && forward.every((p, i) => segments[i] === p);
-  const internal = !under(deps.operations.prefix) && under(INTERNAL_PREFIX);
+  // 2. Router: the forward (any method), then `plug :accepts, ["json"]`. Phoenix matches routes on percent-decoded
+  // segments (URI.decode raises on a malformed escape: 500), then the forward strips its own segments from the raw
+  // ones (a prefix that matches only once decoded crashes there: 500), and TurboConnect reads the raw rest, so
+  // `projects/%72esume` names no mutation. Empty segments are dropped throughout.
+  const segments = url.pathname.split('/').filter(Boolean);
+  const routed = segments.map(percentDecode);
+  if (routed.some((s) => s === undefined)) return { reply: errors.ROUTER_CRASH(errorsAsJson), options: {} };
+  const under = (forward: ReadonlyArray<string>, path: ReadonlyArray<string | undefined>): boolean => path.length >= forward.length && forward.every((p, i) => path[i] === p);
+  const internal = !under(deps.operations.prefix, routed) && under(INTERNAL_PREFIX, routed);
   const prefix = internal ? INTERNAL_PREFIX : deps.operations.prefix;
-  if (!under(prefix)) return { reply: errors.ROUTE_NOT_FOUND(errorsAsJson), options: {} };
+  if (!under(prefix, routed)) return { reply: errors.ROUTE_NOT_FOUND(errorsAsJson), options: {} };
+  if (!under(prefix, segments)) return { reply: errors.ROUTER_CRASH(errorsAsJson), options: {} };
   const query = decodeQuery(url.search.slice(1));
   const format = query['_format'];
   if (negotiate(accept, ['json']) === undefined || (format !== undefined && format !== 'json')) return { reply: errors.NOT_ACCEPTABLE, options: { entry: true } };

@@ -114,13 +114,29 @@ export function privacyOf(levels: { public: number; company: number; space: numb
 /** Every mention node's `attrs.id` in a rich-text document, in document order (RichContent.find_mentioned_ids). */
 export function mentionedIds(document: unknown): unknown[] {
   const found: unknown[] = [];
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) node.forEach(visit);
-    else if (isObject(node)) {
+  // An explicit stack, not recursion: a hostile document can nest deeper than the call stack.
+  const stack: unknown[] = [document];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push(node[i]);
+    } else if (isObject(node)) {
       if (node['type'] === 'mention') found.push(isObject(node['attrs']) ? node['attrs']['id'] : undefined);
-      visit(node['content']);
+      stack.push(node['content']);
     }
-  };
-  visit(document);
+  }
   return found;
+}
+
+/** How deeply a JSON value nests (a scalar is 0), measured without recursion. */
+export function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() ?? [undefined, 0];
+    if (depth > deepest) deepest = depth;
+    if (Array.isArray(node)) for (const child of node) stack.push([child, depth + 1]);
+    else if (isObject(node)) for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }

@@ -23,12 +23,20 @@ export function tokenFromAuthorization(header: string | undefined): string | und
   return token ? token : undefined;
 }
 
-/** Finds the token's record by comparing its hash with every stored hash, so the time does not depend on a match. */
+const NO_HASH = Buffer.alloc(32);
+
+/**
+ * Finds the token's record by comparing its hash with every stored hash, so the time does not depend on a match. A
+ * stored hash of the wrong length (a broken seed) is compared against a dummy and never matches.
+ */
 export function findToken(tokens: ReadonlyArray<TokenRecord>, raw: string): TokenRecord | undefined {
   const hash = hashToken(raw.trim());
   let found: TokenRecord | undefined;
   for (const record of tokens) {
-    if (timingSafeEqual(record.hash, hash) && !found) found = record;
+    const stored = record.hash;
+    const usable = stored.length === hash.length;
+    const equal = timingSafeEqual(usable ? stored : NO_HASH, hash) && usable;
+    if (equal && !found) found = record;
   }
   return found;
 }

@@ -22,6 +22,13 @@ function seedError(value: unknown): string | undefined {
     if (!isObject(map)) return `$.fixtures.${key} must be an object`;
     for (const [name, id] of Object.entries(map)) if (typeof id !== 'string') return `$.fixtures.${key}.${name} must be a string`;
   }
+  const tokens = state['tokens'];
+  if (Array.isArray(tokens)) {
+    for (const [i, token] of tokens.entries()) {
+      if (!isObject(token) || typeof token['sha256'] !== 'string' || !/^[0-9a-f]{64}$/.test(token['sha256'])) return `$.state.tokens[${i}].sha256 must be 64 lowercase hex digits (the SHA-256 of the raw token)`;
+      if (typeof token['person_uuid'] !== 'string' || typeof token['read_only'] !== 'boolean') return `$.state.tokens[${i}] must have a person_uuid and a boolean read_only`;
+    }
+  }
   for (const [list, schema] of [['projects', 'Project'], ['goals', 'Goal']] as const) {
     const rows = state[list];
     if (!Array.isArray(rows)) continue;

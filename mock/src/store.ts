@@ -2,7 +2,7 @@
 // It knows nothing of HTTP: operations answer with a value or a reason (not_found, forbidden, failed).
 import { isObject } from '../../spec/lib/openapi.ts';
 import { decodeId, newUuid, shortId, slugId } from './ids.ts';
-import { ACCESS, goalOutdated, goalStatus, isoSeconds, mentionedIds, nextWeeklyCheckIn, permissionsFor, privacyOf, projectOutdated, projectState, projectStatus, type GoalFacts, type ProjectFacts } from './rules.ts';
+import { ACCESS, goalOutdated, goalStatus, isoSeconds, mentionedIds, nestingDepth, nextWeeklyCheckIn, permissionsFor, privacyOf, projectOutdated, projectState, projectStatus, type GoalFacts, type ProjectFacts } from './rules.ts';
 import { findToken, type Principal, type TokenRecord } from './security.ts';
 import type { Access, ActivityRow, Goal, GoalRow, NotificationRow, Person, PersonRow, Project, ProjectRow, State, SubscriptionRow } from './state.ts';
 
@@ -31,6 +31,9 @@ export type StoreOptions = {
   /** Rows kept per history table (activities, threads, lists, subscriptions, notifications), give or take a tenth; the oldest go first. */
   historyLimit?: number;
 };
+
+/** The deepest rich-text document the mock accepts; ProseMirror documents nest a handful of levels. */
+export const MAX_DOCUMENT_DEPTH = 1000;
 
 /** A long-running shared mock keeps this many rows per history table, so its memory stays flat under load. */
 export const HISTORY_LIMIT = 5000;
@@ -183,6 +186,9 @@ export class Store {
    */
   #prepareDiscussion(principal: Principal, message: unknown, subscriberIds: ReadonlyArray<string | null>, sendToEveryone: boolean, now: Date): Outcome<Discussion> {
     if (!isObject(message)) return fail('failed', 'the rich-text value is not a JSON object');
+    // The mock stores and re-serializes the document; one nested past MAX_DOCUMENT_DEPTH is refused as a failed
+    // operation before anything is stored (the real service's database also fails on absurdly deep JSON).
+    if (nestingDepth(message) > MAX_DOCUMENT_DEPTH) return fail('failed', `the rich-text document nests deeper than ${MAX_DOCUMENT_DEPTH} levels`);
     const mentioned: string[] = [];
     for (const id of mentionedIds(message)) {
       const decoded = decodeId(id);

@@ -137,7 +137,7 @@ describe('Prefer', () => {
   it('an undocumented code is a clear 400 naming the documented ones', async () => {
     const response = await mock.post(CLOSE, {}, undefined, { prefer: 'code=418' });
     expect(response.status).toBe(400);
-    expect(response.json()).toEqual({ error: 'Mock control error', message: 'Prefer: code=418 is not documented for closeGoal; documented: 200, 400, 401, 403, 404, 406, 413, 415, 500' });
+    expect(response.json()).toEqual({ error: 'Mock control error', message: 'Prefer: code=418 is not documented for closeGoal; documented: 200, 400, 401, 403, 404, 405, 406, 413, 415, 500' });
   });
 
   it('example=NAME picks a named example, with or without a code', async () => {

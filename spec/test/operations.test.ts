@@ -5,8 +5,11 @@ import { listOperations } from './walk.ts';
 const document = loadDocument();
 const operations = listOperations(document);
 
-/** What production sends on these paths (transport-auth-errors.md, "Error responses"); REFERENCE.md decision 2. */
-const PRODUCTION_STATUSES = ['200', '400', '401', '403', '404', '406', '413', '415', '500'];
+/**
+ * What production sends on these paths (transport-auth-errors.md, "Error responses"); REFERENCE.md decision 2 lists
+ * all but 405, which a POST gets when its body overrides the method with `_method` (Plug.MethodOverride).
+ */
+const PRODUCTION_STATUSES = ['200', '400', '401', '403', '404', '405', '406', '413', '415', '500'];
 
 function mediaExamples(pointer: string, mediaType: string): unknown[] {
   const { value: media } = dereference(document, `${pointer}/content/${mediaType.replace('/', '~1')}`);
@@ -94,6 +97,10 @@ describe.each(operations.map((o) => [String(o.operation['operationId']), o] as c
     expect(messages).toContain('Unknown input field: name');
     expect(messages).toContainEqual({ detail: 'Bad Request' });
     expect(mediaExamples(at, 'text/html')).toEqual(['Bad Request']);
+  });
+
+  it('answers 405 in plain text for a method override', () => {
+    expect(mediaExamples(response(pointer, '405').pointer, 'text/plain')).toEqual(['Method Not Allowed']);
   });
 
   it('answers 406, 413, 415 and 500 with the framework texts', () => {

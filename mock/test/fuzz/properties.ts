@@ -113,7 +113,7 @@ export function createResponseChecker(): ResponseChecker {
     if (headerValue(response.headers['cache-control']) !== CACHE_CONTROL) problems.push(`cache-control is ${JSON.stringify(response.headers['cache-control'])}, not production's "${CACHE_CONTROL}"`);
 
     if (isObject(body) && body['error'] === 'Mock control error') {
-      if (request.headers['prefer'] === undefined) problems.push(`a mock control error for a request without Prefer: ${String(body['message'])}`);
+      if (request.headers['prefer'] === undefined && request.badSession === undefined) problems.push(`a mock control error for a request without Prefer or a bad X-Mock-Session: ${String(body['message'])}`);
       if (response.status !== 400 || mediaType !== 'application/json') problems.push(`a mock control error must be 400 JSON, got ${response.status} ${mediaType}`);
       return problems;
     }
@@ -233,14 +233,14 @@ export class FuzzTarget {
     const started = performance.now();
     let response: Received;
     try {
-      response = await send(this.port, { method: request.method, path: request.path, headers: { ...request.headers, [SESSION_HEADER]: this.session }, body: request.body });
+      response = await send(this.port, { method: request.method, path: request.path, headers: { ...request.headers, [SESSION_HEADER]: request.badSession ?? this.session }, body: request.body });
     } catch (error) {
       return [`no answer: ${error instanceof Error ? error.message : String(error)}`];
     }
     this.tally.requests++;
     this.tally.ms += performance.now() - started;
     bump(this.tally.statuses, response.status);
-    bump(this.tally.answers, `${request.forced ? '(forced) ' : ''}${answerLabel(response)}`);
+    bump(this.tally.answers, `${request.forced ? '(forced) ' : request.badSession !== undefined ? '(bad session) ' : ''}${answerLabel(response)}`);
     bump(this.tally.bodyKinds, request.bodyKind);
     const problems = this.#check(this.operation, request, response);
 
@@ -250,10 +250,18 @@ export class FuzzTarget {
     } catch (error) {
       return [...problems, `the server stopped answering: ${error instanceof Error ? error.message : String(error)}`];
     }
-    if (after.status !== 200) problems.push(`GET /__mock/state answered ${after.status} after this request: ${after.text.slice(0, 200)}`);
     if (after.text.includes('opk_')) problems.push('GET /__mock/state contains a raw token');
     const accepted = response.status === 200 && !request.forced;
-    if (after.text !== this.#seedState) {
+    if (after.status !== 200) {
+      problems.push(`GET /__mock/state answered ${after.status} after this request: ${after.text.slice(0, 200)}`);
+      // The state cannot be read; the event journal (which does not hold the documents) still tells whether a write happened.
+      const events = await send(this.port, { method: 'GET', path: '/__mock/events', headers: { [SESSION_HEADER]: this.session } });
+      const body: unknown = events.status === 200 ? events.json() : undefined;
+      const count = isObject(body) && Array.isArray(body['events']) ? body['events'].length : undefined;
+      if (!accepted && count !== 0) problems.push(`a ${request.forced ? 'forced answer' : 'rejected request'} (${response.status}) committed a write: ${String(count)} event(s) in the journal`);
+      if (accepted && count !== 1) problems.push(`an accepted write should add one event: ${String(count)}`);
+      await this.#reset();
+    } else if (after.text !== this.#seedState) {
       if (!accepted) problems.push(`the state changed after a ${request.forced ? 'forced answer' : 'rejected request'} (${response.status}): ${stateDiff(this.#seedState, after.text)}`);
       else {
         const before = activityCount(this.#seedState);
@@ -289,7 +297,7 @@ const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
  */
 export function curlLine(request: FuzzRequest, session: string, base = CURL_BASE): string {
   const parts = ['curl', '-sS', '-i', '-g', '--path-as-is', '-X', request.method, quote(`${base}${request.path}`)];
-  const headers: Record<string, string> = { ...request.headers, 'X-Mock-Session': session };
+  const headers: Record<string, string> = { ...request.headers, 'X-Mock-Session': request.badSession ?? session };
   for (const [name, value] of Object.entries(headers)) parts.push('-H', quote(value === '' ? `${name};` : `${name}: ${value}`));
   // curl adds headers of its own; remove those the request did not have.
   if (request.headers['accept'] === undefined) parts.push('-H', quote('Accept:'));
@@ -361,7 +369,8 @@ function replayCommand(ctx: FuzzContext, seed: number, path: string): string {
 function describeRequest(request: FuzzRequest): string {
   const body = request.body === undefined ? '(none)' : typeof request.body === 'string' ? (request.body.length > 300 ? `${request.body.slice(0, 300)}… (${request.body.length} characters)` : request.body) : `<${request.body.length} raw bytes>`;
   const path = request.path.length > 300 ? `${request.path.slice(0, 300)}… (${request.path.length} characters)` : request.path;
-  return `POST ${path}\n  headers: ${JSON.stringify(request.headers)}\n  body (${request.bodyKind}): ${body}`;
+  const session = request.badSession === undefined ? '' : `\n  X-Mock-Session (refused): ${JSON.stringify(request.badSession)}`;
+  return `POST ${path}\n  headers: ${JSON.stringify(request.headers)}${session}\n  body (${request.bodyKind}): ${body}`;
 }
 
 /**
