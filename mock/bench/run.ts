@@ -20,19 +20,11 @@ import { dereference, isObject, listOperations, loadDocument, DOCUMENT_URL, type
 import { bodyMatcher, type BodyCheck, type Job, type RequestSpec, type WorkerResult } from './job.ts';
 import { prismDocument } from '../../spec/tools/prism-spec.ts';
 import { clkTck, machineLoad, rssBytes, serverPid } from './proc.ts';
+import { startArgs } from '../src/launch.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MOCK_MAIN = 'mock/src/main.ts';
 
-/** The node arguments of `npm start` (package.json), so the bench runs the mock exactly as users start it. */
-function startArgs(): string[] {
-  const manifest: unknown = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-  const scripts = typeof manifest === 'object' && manifest !== null && 'scripts' in manifest ? manifest.scripts : undefined;
-  const start = typeof scripts === 'object' && scripts !== null && 'start' in scripts ? scripts.start : undefined;
-  const words = typeof start === 'string' ? start.trim().split(/\s+/) : [];
-  if (words[0] !== 'node' || !words.includes(MOCK_MAIN)) throw new Error(`package.json's start script is not "node … ${MOCK_MAIN}": ${String(start)}`);
-  return words.slice(1);
-}
 const BARE = 'mock/bench/bare.ts';
 const WORKER = 'mock/bench/worker.ts';
 const API = '/api/external/v1';
@@ -44,7 +36,7 @@ const USAGE = `Usage: node mock/bench/run.ts [options]   (npm run bench -- [opti
 
   --duration S      measured seconds per run (default 3; env BENCH_DURATION)
   --warmup S        warm-up seconds before a server's first run of a scenario (default 2; env BENCH_WARMUP)
-  --rounds N        runs per server and scenario, interleaved; the median is reported (default 3; env BENCH_ROUNDS)
+  --rounds N        runs per server and scenario, interleaved; the median is reported (default 2; env BENCH_ROUNDS)
   --connections N   concurrent connections (default 50; env BENCH_CONNECTIONS)
   --cold-starts N   starts per server for the cold-start median (default 3)
   --sessions N      X-Mock-Session names the session scenario rotates through (default 50)
@@ -97,7 +89,7 @@ function readSettings(): Settings {
   return {
     duration: number('--duration', values.duration ?? env['BENCH_DURATION'], 3, 0.5, 600, false),
     warmup: number('--warmup', values.warmup ?? env['BENCH_WARMUP'], 2, 0, 600, false),
-    rounds: number('--rounds', values.rounds ?? env['BENCH_ROUNDS'], 3, 1, 20, true),
+    rounds: number('--rounds', values.rounds ?? env['BENCH_ROUNDS'], 2, 1, 20, true),
     connections: number('--connections', values.connections ?? env['BENCH_CONNECTIONS'], 50, 1, 1000, true),
     coldStarts: number('--cold-starts', values['cold-starts'], 3, 0, 20, true),
     sessions: number('--sessions', values.sessions, 50, 1, 100, true),

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The memory soak: `node mock/src/main.ts --port 0` in a child process, first filled to capacity (HISTORY_LIMIT + 1000
+// The memory soak: the mock as npm start runs it, with --port 0, in a child process, first filled to capacity (HISTORY_LIMIT + 1000
 // closes in the default session, so every history table, the event journal and the request journal are full, and
 // three times --max-sessions rotating X-Mock-Session names), then driven by autocannon for --duration seconds over a
 // mix of both operations (200s), rejected requests of every kind, resets and rotating sessions, with the child's RSS
@@ -28,6 +28,7 @@ import { parseArgs } from 'node:util';
 import { isObject } from '../../../spec/lib/openapi.ts';
 import { DEFAULT_MAX_SESSIONS } from '../../src/sessions.ts';
 import { HISTORY_LIMIT } from '../../src/store.ts';
+import { startArgs } from '../../src/launch.ts';
 
 type CannonRequest = {
   method: string;
@@ -81,8 +82,8 @@ if (!isCannon(cannon)) fail('autocannon is not installed (npm ci)');
 
 // ── the child ────────────────────────────────────────────────────────────────────────────────────────────────────
 
-const MAIN = new URL('../../src/main.ts', import.meta.url).pathname;
-const child = spawn(process.execPath, [MAIN, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORT: '' } });
+// Started as npm start starts it (the same node flags), from the package root.
+const child = spawn(process.execPath, [...startArgs(), '--port', '0'], { cwd: new URL('../../../', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORT: '' } });
 let stdout = '';
 let stderr = '';
 let exited: number | null | undefined;
