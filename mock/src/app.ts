@@ -2,7 +2,7 @@
 // one process share nothing but the read-only spec.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createBackend } from './backend.ts';
+import { createBackend, type HandlerMap } from './backend.ts';
 import { controlRouter, fixturesOf, sessionName } from './controls.ts';
 import { cors } from './cors.ts';
 import * as errors from './errors.ts';
@@ -52,7 +52,9 @@ export function createMockApp(options: MockOptions = {}): MockApp {
   const now = options.now ?? (() => new Date());
   const sessions = new Sessions(seed, options.newId ? { now, newId: options.newId } : { now }, options.maxSessions ?? DEFAULT_MAX_SESSIONS);
   const checkReply = options.validateResponses === false ? () => [] : createReplyChecker();
-  const api = createBackend({ resumeProject, closeGoal }, checkReply);
+  // One handler per operationId of the spec, complete by construction: a missing or misspelt one does not compile.
+  const handlers = { resumeProject, closeGoal } satisfies HandlerMap;
+  const api = createBackend(handlers, checkReply);
   const operations = readOperations();
   const delay = options.delay;
 

@@ -14,6 +14,8 @@ import type { Store } from './store.ts';
 export type Call = { store: Store; inputs: Record<string, unknown>; missing: string[] };
 
 export type HandlerArgs<K extends keyof operations> = { operationId: K; principal: Principal; call: Call };
+/** The 200 body of an operation, as generated/types.ts types it. */
+export type SuccessBody<K extends keyof operations> = operations[K]['responses'][200]['content']['application/json'];
 export type Handler<K extends keyof operations> = (args: HandlerArgs<K>) => Reply;
 export type HandlerMap = { [K in keyof operations]: Handler<K> };
 

@@ -1,6 +1,6 @@
 // POST /api/external/v1/goals/close (REFERENCE.md decision 3; domain-and-shapes.md 3.4).
 import * as errors from '../errors.ts';
-import type { Handler } from '../backend.ts';
+import type { Handler, SuccessBody } from '../backend.ts';
 import { outcomeReply, idList, optionalBoolean, requiredString } from './inputs.ts';
 
 export const closeGoal: Handler<'closeGoal'> = ({ principal, call }) => {
@@ -19,5 +19,5 @@ export const closeGoal: Handler<'closeGoal'> = ({ principal, call }) => {
     send_notifications_to_everyone: optionalBoolean(inputs, 'send_notifications_to_everyone'),
     subscriber_ids: idList(inputs, 'subscriber_ids'),
   });
-  return outcomeReply(outcome, (value) => ({ goal: value.goal }));
+  return outcomeReply(outcome, (value): SuccessBody<'closeGoal'> => ({ goal: value.goal }));
 };

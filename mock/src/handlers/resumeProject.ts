@@ -1,6 +1,6 @@
 // POST /api/external/v1/projects/resume (REFERENCE.md decision 3; domain-and-shapes.md 3.2).
 import * as errors from '../errors.ts';
-import type { Handler } from '../backend.ts';
+import type { Handler, SuccessBody } from '../backend.ts';
 import { outcomeReply, idList, optionalBoolean, requiredString } from './inputs.ts';
 
 export const resumeProject: Handler<'resumeProject'> = ({ principal, call }) => {
@@ -13,5 +13,5 @@ export const resumeProject: Handler<'resumeProject'> = ({ principal, call }) => 
     send_notifications_to_everyone: optionalBoolean(inputs, 'send_notifications_to_everyone'),
     subscriber_ids: idList(inputs, 'subscriber_ids'),
   });
-  return outcomeReply(outcome, (value) => ({ project: value.project }));
+  return outcomeReply(outcome, (value): SuccessBody<'resumeProject'> => ({ project: value.project }));
 };
