@@ -112,7 +112,8 @@ export function runContract(env: Record<string, string>, timeoutMs = 120_000, ar
       child.kill('SIGKILL');
       reject(new Error(`npm run contract did not finish within ${timeoutMs} ms\n${stdout}\n${stderr}`));
     }, timeoutMs);
-    child.on('exit', (code) => {
+    // 'close' comes after both the exit and the end of its output, so nothing it printed is lost.
+    child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr, ms: Math.round(performance.now() - started) });
     });
