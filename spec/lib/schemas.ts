@@ -20,9 +20,3 @@ export function schemaViolations(name: keyof Schemas, value: unknown): string {
 export function conforms<K extends keyof Schemas>(name: K, value: unknown): value is Schemas[K] {
   return schemaViolations(name, value) === '';
 }
-
-/** `value` as the component type `name`, or an error naming every violation and `where` it came from. */
-export function expectSchema<K extends keyof Schemas>(name: K, value: unknown, where: string): Schemas[K] {
-  if (conforms(name, value)) return value;
-  throw new Error(`${where} is not a valid ${name}: ${schemaViolations(name, value)}`);
-}

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dereference, isObject, loadDocument, resolvePointer } from '../lib/openapi.ts';
-import { listOperations } from './walk.ts';
+import { dereference, isObject, listOperations, loadDocument, resolvePointer } from '../lib/openapi.ts';
 
 const document = loadDocument();
 const operations = listOperations(document);

@@ -1,8 +1,6 @@
 // Walks the bundled document and lists every example with the pointer of the schema it must satisfy.
 import { dereference, isObject, listOperations, pointerTo, resolvePointer, type JsonObject } from '../lib/openapi.ts';
 
-export { listOperations };
-
 export type ExampleCase = {
   /** Where the example is written, for the test name. */
   where: string;
