@@ -4,12 +4,16 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+/** `ts` in the repository, `js` in the package's compiled dist/ (where this file is vitest.config.js). */
+const extension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 
 export default defineConfig({
   test: {
     root,
-    include: ['contract-tests/tests/**/*.contract.test.ts'],
-    globalSetup: ['contract-tests/lib/setup.ts'],
+    include: [`contract-tests/tests/**/*.contract.test.${extension}`],
+    // Installed, the suite lives under node_modules, which vitest excludes by default.
+    exclude: [],
+    globalSetup: [`contract-tests/lib/setup.${extension}`],
     pool: 'threads',
     maxWorkers: 1,
     isolate: false,
@@ -18,6 +22,6 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     typecheck: { enabled: false },
-    reporters: ['./contract-tests/lib/reporter.ts'],
+    reporters: [`./contract-tests/lib/reporter.${extension}`],
   },
 });

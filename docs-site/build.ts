@@ -1,7 +1,8 @@
 // `npm run docs`: writes docs-site/dist/index.html, the API reference as one self-contained page (Redoc CE 3 through
 // `redocly build-docs`), from generated/openapi.json plus the code samples of docs-site/samples.ts.
-//   node docs-site/build.ts      exit 0 with the page written, 1 when redocly fails (its output is printed)
-// generated/ is only read: the document with `x-codeSamples` goes to a temporary file.
+//   node docs-site/build.ts [FILE]   exit 0 with the page written, 1 when redocly fails (its output is printed)
+// generated/ is only read: the document with `x-codeSamples` goes to a temporary file. The package ships the page
+// this builds (`npm run build`); the CLI's `docs` command copies that (docs-site/command.ts).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,8 @@ import { generateSamples, withCodeSamples } from './samples.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
-const output = join(here, 'dist', 'index.html');
+/** Where `npm run docs` writes the page. */
+export const DOCS_PAGE = join(here, 'dist', 'index.html');
 const redocly = join(root, 'node_modules', '.bin', 'redocly');
 
 /**
@@ -25,29 +27,39 @@ const BADGE = `data:image/svg+xml,${encodeURIComponent(
   "<svg xmlns='http://www.w3.org/2000/svg' width='52' height='14' viewBox='0 0 52 14'><text x='0' y='11' font-family='sans-serif' font-size='11' font-weight='600' fill='#0044d4'>Redocly</text></svg>",
 )}`;
 
-const document = withCodeSamples(loadDocument());
-const work = mkdtempSync(join(tmpdir(), 'docs-site-'));
-let result: ReturnType<typeof spawnSync>;
-try {
-  const input = join(work, 'openapi.json');
-  writeFileSync(input, JSON.stringify(document));
-  mkdirSync(dirname(output), { recursive: true });
-  result = spawnSync(
-    redocly,
-    ['build-docs', input, '--output', output, '--config', join(here, 'redocly.yaml'), '--lint-config', 'error', '--inlineBundle'],
-    { cwd: root, encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off' } },
-  );
-} finally {
-  rmSync(work, { recursive: true, force: true });
-}
-if (result.status !== 0) {
-  console.error(`${String(result.stdout)}${String(result.stderr)}`.trim());
-  console.error(`redocly build-docs failed (${result.error?.message ?? `exit ${String(result.status)}`})`);
-  process.exit(1);
+/** Builds the page into `output` with redocly (a devDependency); returns the line to print. Throws redocly's output on failure. */
+export function buildDocs(output: string = DOCS_PAGE): string {
+  const document = withCodeSamples(loadDocument());
+  const work = mkdtempSync(join(tmpdir(), 'docs-site-'));
+  let result: ReturnType<typeof spawnSync>;
+  try {
+    const input = join(work, 'openapi.json');
+    writeFileSync(input, JSON.stringify(document));
+    mkdirSync(dirname(output), { recursive: true });
+    result = spawnSync(
+      redocly,
+      ['build-docs', input, '--output', output, '--config', join(here, 'redocly.yaml'), '--lint-config', 'error', '--inlineBundle'],
+      { cwd: root, encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off' } },
+    );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  if (result.status !== 0) {
+    throw new Error(`${`${String(result.stdout)}${String(result.stderr)}`.trim()}\nredocly build-docs failed (${result.error?.message ?? `exit ${String(result.status)}`})`);
+  }
+
+  const html = readFileSync(output, 'utf8').replace(REMOTE_IMAGES, BADGE);
+  writeFileSync(output, html);
+
+  const operations = generateSamples(loadDocument()).map((s) => `${s.operationId} (${s.examples.length} examples)`);
+  return `wrote ${relative(process.cwd(), output) || output} (${Buffer.byteLength(html)} bytes) with curl and TypeScript samples for ${operations.join(', ')}`;
 }
 
-const html = readFileSync(output, 'utf8').replace(REMOTE_IMAGES, BADGE);
-writeFileSync(output, html);
-
-const operations = generateSamples(loadDocument()).map((s) => `${s.operationId} (${s.examples.length} examples)`);
-console.log(`wrote ${relative(process.cwd(), output) || output} (${Buffer.byteLength(html)} bytes) with curl and TypeScript samples for ${operations.join(', ')}`);
+if (import.meta.main) {
+  try {
+    console.log(buildDocs(process.argv[2] === undefined ? DOCS_PAGE : process.argv[2]));
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+}

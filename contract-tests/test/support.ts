@@ -1,11 +1,12 @@
 // Helpers of the contract suite's own tests: servers on port 0 (the mock in-process, a fault-injecting proxy, a
-// server that never answers) and `runContract`, which runs `npm run contract` (contract-tests/run.ts) as QA would.
+// server that never answers) and `runContract`, which runs `npm run contract` (the CLI's `contract` command) as QA would.
 import { spawn } from 'node:child_process';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMockApp, type MockOptions } from '../../mock/src/index.ts';
 
-export const RUN = new URL('../run.ts', import.meta.url).pathname;
+/** What `npm run contract` runs: the package's bin with the `contract` command. */
+export const CLI = new URL('../../mock/src/bin.cjs', import.meta.url).pathname;
 export const ROOT = new URL('../..', import.meta.url).pathname;
 
 export type Running = { url: string; port: number; close(): Promise<void> };
@@ -103,7 +104,7 @@ export function runContract(env: Record<string, string>, timeoutMs = 120_000, ar
   }
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RUN, ...args], { cwd: ROOT, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'contract', ...args], { cwd: ROOT, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

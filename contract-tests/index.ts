@@ -1,0 +1,8 @@
+// The package's contract entry point, `service-external-api/contract`: the conformance core the suite (and any tool of
+// QA's) checks one response with, the suite's configuration, and the suite itself as a function.
+//   import { checkResponse, formatViolation } from 'service-external-api/contract';
+//   checkResponse('resumeProject', { status, headers, text }) → Violation[] (empty when the response keeps the contract)
+export { checkResponse, mediaTypeOf, type ResponseLike } from './lib/conformance.ts';
+export { errorsOf, formatLocation, formatViolation, warningsOf, type Severity, type Violation } from './lib/violations.ts';
+export { ConfigError, knownVariables, readConfig, recordVariable, tokenVariable, type ContractConfig } from './lib/env.ts';
+export { runContract } from './run.ts';

@@ -1,0 +1,155 @@
+// The `mock` command: `service-external-api mock [options]`, which `npm start [-- options]` runs (mock/src/main.ts).
+// With cli.ts, the only code that reads argv and the environment, listens, and prints. `npm start` adds
+// `--max-semi-space-size=4`: it keeps V8's young generation small, where under load the default lets it grow to
+// ~200 MB of RSS that is never given back.
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { createMockApp, DEFAULT_BODY_LIMIT, fixturesOf, type MockOptions } from './app.ts';
+import { MAX_DELAY_MS } from './prefer.ts';
+import { DEFAULT_MAX_SESSIONS } from './sessions.ts';
+import { parseSeed } from './seedFile.ts';
+
+const USAGE = `Usage: service-external-api mock [options]     (in the repository: npm start -- [options])
+
+Starts the production-true mock of the external API and prints its URL, tokens and fixture ids.
+
+  --port N          port to listen on (default 4010, or $PORT); 0 picks a free port
+  --host H          address to bind (default 127.0.0.1)
+  --seed FILE       start from this seed (JSON {"state", "fixtures"}; see mock/README.md)
+  --delay MS        wait MS before every API answer; MIN-MAX waits a random time in that range
+  --cors-origin O   allow only this browser origin (repeatable; default: reflect any origin)
+  --no-cors         no CORS headers and no preflight answers, as production
+  --no-control      do not serve the /__mock/ control endpoints (for a shared deployment)
+  --max-sessions N  X-Mock-Session sessions kept before the least recently used is dropped (default ${DEFAULT_MAX_SESSIONS})
+  --body-limit N    largest request body in bytes (default ${DEFAULT_BODY_LIMIT})
+  --help            show this help`;
+
+function fail(message: string): never {
+  process.stderr.write(`error: ${message}\n`);
+  process.exit(2);
+}
+
+function integer(value: string, name: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value)) fail(`${name} must be a whole number, got "${value}"`);
+  const n = Number(value);
+  if (n < min || n > max) fail(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      seed: { type: 'string' },
+      'body-limit': { type: 'string' },
+      delay: { type: 'string' },
+      'cors-origin': { type: 'string', multiple: true },
+      'no-cors': { type: 'boolean' },
+      'no-control': { type: 'boolean' },
+      'max-sessions': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+}
+/** Runs the mock until SIGINT/SIGTERM; a bad option is one line on stderr and exit 2. */
+export function runMock(argv: string[]): void {
+  let args: ReturnType<typeof parse>;
+  try {
+    args = parse(argv);
+  } catch (error) {
+    fail(`${error instanceof Error ? error.message.split('\n')[0] : String(error)} (see --help)`);
+  }
+  if (args.values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+
+  const envPort = process.env['PORT']?.trim() || undefined;
+  const port = integer(args.values.port ?? envPort ?? '4010', args.values.port !== undefined ? '--port' : 'PORT', 0, 65535);
+  const host = args.values.host ?? '127.0.0.1';
+  if (host.trim() === '') fail('--host must not be empty');
+  const bodyLimit = args.values['body-limit'] === undefined ? DEFAULT_BODY_LIMIT : integer(args.values['body-limit'], '--body-limit', 1, 256_000_000);
+  let seed;
+  if (args.values.seed !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(args.values.seed, 'utf8');
+    } catch (error) {
+      fail(`cannot read --seed ${args.values.seed}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const parsed = parseSeed(text);
+    if (!parsed.ok) fail(`--seed ${args.values.seed}: ${parsed.error}`);
+    seed = parsed.seed;
+  }
+
+  const options: MockOptions = { bodyLimit };
+  if (seed) options.seed = seed;
+  if (args.values.delay !== undefined) {
+    const match = /^(\d+)(?:-(\d+))?$/.exec(args.values.delay);
+    if (!match?.[1]) fail(`--delay must be MS or MIN-MAX in whole milliseconds, got "${args.values.delay}"`);
+    const min = integer(match[1], '--delay', 0, MAX_DELAY_MS);
+    const max = match[2] === undefined ? min : integer(match[2], '--delay maximum', 0, MAX_DELAY_MS);
+    if (max < min) fail(`--delay ${args.values.delay}: the maximum is below the minimum`);
+    options.delay = { min, max };
+  }
+  if (args.values['no-cors'] && args.values['cors-origin']) fail('--no-cors and --cors-origin contradict each other');
+  const origins = args.values['cors-origin'];
+  for (const origin of origins ?? []) if (!/^https?:\/\/[^/\s]+$/.test(origin)) fail(`--cors-origin must be an origin like http://localhost:5173, got "${origin}"`);
+  options.cors = args.values['no-cors'] ? { enabled: false } : origins ? { enabled: true, origins } : { enabled: true };
+  if (args.values['no-control']) options.control = false;
+  if (args.values['max-sessions'] !== undefined) options.maxSessions = integer(args.values['max-sessions'], '--max-sessions', 1, 100_000);
+  const app = createMockApp(options);
+  const server = app.listen(port, host);
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EADDRINUSE') fail(`port ${port} on ${host} is already in use (choose another with --port)`);
+    if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') fail(`cannot bind to ${host} (${error.code})`);
+    fail(`cannot listen on ${host}:${port}: ${error.message}`);
+  });
+  server.on('listening', () => {
+    const address = server.address() as AddressInfo;
+    const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const url = `http://${shownHost}:${address.port}`;
+    const fixtures = fixturesOf(app.mock.seed, app.mock.store().state);
+    const lines = [
+      `mock listening on ${url}`,
+      `port: ${address.port}`,
+      '',
+      'tokens by persona:',
+      ...Object.entries(fixtures.tokens).map(([persona, token]) => `  ${persona.padEnd(13)} ${token}`),
+      '',
+      'projects:',
+      ...Object.entries(fixtures.projects).map(([story, id]) => `  ${story.padEnd(13)} ${id}`),
+      'goals:',
+      ...Object.entries(fixtures.goals).map(([story, id]) => `  ${story.padEnd(13)} ${id}`),
+      'people:',
+      ...Object.entries(fixtures.people).map(([persona, id]) => `  ${persona.padEnd(13)} ${id}`),
+      '',
+      'try:',
+      `  curl -s ${url}/api/external/v1/projects/resume -H 'Authorization: Bearer ${fixtures.tokens['full_access'] ?? ''}' -H 'Content-Type: application/json' \\`,
+      `    -d '{"project_id":"${fixtures.projects['paused'] ?? ''}","message":"{\\"type\\":\\"doc\\",\\"content\\":[]}"}'`,
+      `  curl -s ${url}/api/external/v1/goals/close -H 'Authorization: Bearer ${fixtures.tokens['full_access'] ?? ''}' -H 'Content-Type: application/json' \\`,
+      `    -d '{"goal_id":"${fixtures.goals['open'] ?? ''}","success":"yes","success_status":"achieved","retrospective":"{\\"type\\":\\"doc\\",\\"content\\":[]}"}'`,
+      '',
+      options.control === false ? 'control endpoints: off (--no-control)' : `fixtures as JSON: ${url}/__mock/fixtures · state: ${url}/__mock/state · reset: POST ${url}/__mock/reset`,
+    ];
+    if (!['127.0.0.1', '::1', 'localhost'].includes(host)) lines.push('', `warning: bound to ${host}, not loopback: anyone who can reach this address can use the tokens above`);
+    process.stdout.write(`${lines.join('\n')}\n`);
+  });
+
+  let closing = false;
+  function shutdown(signal: string): void {
+    if (closing) return;
+    closing = true;
+    process.stdout.write(`${signal}: closing the mock\n`);
+    server.close(() => process.exit(0));
+    server.closeAllConnections();
+    setTimeout(() => process.exit(0), 2000).unref();
+  }
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}

@@ -1,0 +1,257 @@
+// The package as its users get it: `npm pack`, installed from the tarball into a fresh consumer project outside this
+// repository, then used there with plain `node`, `npx` and `tsc` (nodenext, strict, skipLibCheck: false). Also the
+// package's shape (publint, arethetypeswrong) and the Node.js check every entry point makes first.
+// Needs dist/ (`npm run build`, which `npm test` runs before vitest); packs with --ignore-scripts so nothing rebuilds
+// dist/ under the other tests.
+import { spawn, spawnSync, type SpawnOptions } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDocument } from '../lib/openapi.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = join(ROOT, 'node_modules', '.bin');
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  exports: Record<string, string | Record<string, string>>;
+  bin: Record<string, string>;
+};
+const operationIds = Object.values(loadDocument()['paths'] as Record<string, Record<string, { operationId: string }>>).flatMap((item) => Object.values(item).map((op) => op.operationId));
+
+type Result = { status: number | null; stdout: string; stderr: string };
+
+/** Runs a command to its end without blocking this process; PATH has the repository's Node 24 first, as npm gives it. */
+function run(command: string, args: string[], options: SpawnOptions & { timeout?: number } = {}): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, env: { ...process.env, PATH: `${BIN}${delimiter}${process.env['PATH'] ?? ''}`, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeout ?? 120_000);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+const explain = (r: Result): string => `exit ${String(r.status)}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+
+let work = '';
+let consumer = '';
+let tarball = '';
+let files: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, 'dist', 'mock', 'src', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+  work = mkdtempSync(join(tmpdir(), 'service-external-api-consumer-'));
+  const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT });
+  expect(pack.status, explain(pack)).toBe(0);
+  const [packed] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  if (!packed) throw new Error(`npm pack printed no package: ${pack.stdout}`);
+  tarball = join(work, packed.filename);
+  files = packed.files.map((f) => f.path);
+  consumer = join(work, 'app');
+  mkdirSync(consumer);
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer-app', private: true, type: 'module' }, null, 2));
+  // Offline first: `npm ci` of this repository has put every dependency of the package into npm's cache.
+  const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: consumer, timeout: 240_000 });
+  expect(install.status, explain(install)).toBe(0);
+}, 300_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the tarball', () => {
+  it('holds the compiled package and nothing of the repository around it', () => {
+    expect(files).toContain('package.json');
+    expect(files).toContain('README.md');
+    for (const file of files) expect(file, file).toMatch(/^(package\.json|README\.md|dist\/.+)$/);
+    expect(files.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts')), 'no TypeScript sources: Node never strips types under node_modules').toEqual([]);
+    // The contract suite's own files (contract-tests/tests/) ship: `service-external-api contract` runs them.
+    expect(files.filter((f) => /\/(test|bench|fuzz|results)\//.test(f) || /(^|\/)\.ci\//.test(f))).toEqual([]);
+  });
+
+  it('has every export target and the bin in it', () => {
+    const targets = Object.values(manifest.exports).flatMap((t) => (typeof t === 'string' ? [t] : Object.values(t)));
+    for (const target of [...targets, ...Object.values(manifest.bin)]) expect(files, target).toContain(target.replace(/^\.\//, ''));
+  });
+
+  it('passes publint (strict) with no problem', async () => {
+    const result = await run(process.execPath, [join(ROOT, 'node_modules', 'publint', 'src', 'cli.js'), 'run', tarball, '--strict'], { cwd: work });
+    expect(result.status, explain(result)).toBe(0);
+    expect(result.stdout).toContain('All good!');
+  }, 60_000);
+
+  it('passes arethetypeswrong for an ESM-only package with no problem', async () => {
+    // The esm-only profile ignores only the resolutions an ESM-only package cannot serve: node10 and require().
+    const result = await run(join(BIN, 'attw'), [tarball, '--profile', 'esm-only', '--format', 'json'], { cwd: work });
+    expect(result.status, explain(result)).toBe(0);
+    const { problems } = JSON.parse(result.stdout) as { problems: Record<string, Array<{ entrypoint: string; resolutionKind?: string }>> };
+    const counted = Object.entries(problems).flatMap(([kind, list]) => list.filter((p) => p.resolutionKind !== 'node10' && p.resolutionKind !== 'node16-cjs').map((p) => `${kind} ${p.entrypoint} ${p.resolutionKind ?? ''}`));
+    expect(counted).toEqual([]);
+  }, 60_000);
+});
+
+describe('a consumer project with the tarball installed', () => {
+  it('plain node imports /mock and /client, starts createMockApp() and gets the seeded project back, resumed', async () => {
+    writeFileSync(
+      join(consumer, 'resume.mjs'),
+      `import { createMockApp } from 'service-external-api/mock';
+import { createClient } from 'service-external-api/client';
+const app = createMockApp();
+const server = app.listen(0, '127.0.0.1', async () => {
+  const baseUrl = 'http://127.0.0.1:' + server.address().port;
+  const fixtures = await (await fetch(baseUrl + '/__mock/fixtures')).json();
+  const api = createClient({ baseUrl, token: fixtures.tokens.full_access });
+  const result = await api.resumeProject({ project_id: fixtures.projects.paused, message: JSON.stringify({ type: 'doc', content: [] }) });
+  console.log(JSON.stringify({ paused: fixtures.projects.paused, status: result.status, id: result.body.project.id, state: result.body.project.state }));
+  server.close();
+});
+`,
+    );
+    const result = await run(process.execPath, ['resume.mjs'], { cwd: consumer, timeout: 30_000 });
+    expect(result.status, explain(result)).toBe(0);
+    const printed = JSON.parse(result.stdout) as { paused: string; status: number; id: string; state: string };
+    expect(printed).toEqual({ paused: printed.paused, status: 200, id: printed.paused, state: 'active' });
+  }, 40_000);
+
+  it("the README's frontend test example runs green with the consumer's own vitest", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const example = /A frontend test against the mock[^\n]*\n+```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example, 'README.md has the frontend test example').toBeDefined();
+    expect(example?.split('\n').filter((line) => line.trim() !== '').length).toBeLessThanOrEqual(15);
+    mkdirSync(join(consumer, 'test'), { recursive: true });
+    writeFileSync(join(consumer, 'test', 'resume.test.ts'), example ?? '');
+    const result = await run('npx', ['--no-install', 'vitest', 'run', '--root', consumer, '--reporter', 'verbose'], { cwd: consumer, env: { CI: '1' }, timeout: 90_000 });
+    expect(result.status, explain(result)).toBe(0);
+    expect(stripVTControlCharacters(result.stdout)).toMatch(/✓ test\/resume\.test\.ts > resumes the paused project/);
+  }, 100_000);
+
+  it('tsc --noEmit (nodenext, strict, skipLibCheck: false) is clean for a file importing every entry point', async () => {
+    writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true, skipLibCheck: false, noEmit: true }, files: ['every-entry.ts'] }));
+    writeFileSync(
+      join(consumer, 'every-entry.ts'),
+      `import { createMockApp, defaultSeed, type MockOptions } from 'service-external-api';
+import { createMockApp as createMockAppAgain } from 'service-external-api/mock';
+import { createClient } from 'service-external-api/client';
+import { checkResponse, readConfig, type Violation } from 'service-external-api/contract';
+import type { components, operations } from 'service-external-api/generated/types';
+import spec from 'service-external-api/generated/openapi.json' with { type: 'json' };
+
+const options: MockOptions = { seed: defaultSeed() };
+export const app = createMockApp(options);
+export const again = createMockAppAgain();
+const api = createClient({ baseUrl: 'http://127.0.0.1:4010', token: 'opk_x' });
+export async function resume(id: string): Promise<string | undefined> {
+  const result = await api.resumeProject({ project_id: id, message: '{"type":"doc","content":[]}' });
+  return result.status === 200 ? result.body.project.state : undefined;
+}
+export const violations: Violation[] = checkResponse('resumeProject', { status: 200, headers: {}, text: '{}' });
+export const config = () => readConfig({ CONTRACT_BASE_URL: 'http://127.0.0.1:4010' });
+export type Project = components['schemas']['Project'];
+export type CloseBody = operations['closeGoal']['requestBody'];
+export const title: string = spec.info.title;
+// @ts-expect-error -- the typed client rejects a close without success_status
+export const wrong = () => api.closeGoal({ goal_id: 'g', success: 'yes', retrospective: '{}' });
+`,
+    );
+    const result = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: consumer, timeout: 120_000 });
+    expect(result.status, explain(result)).toBe(0);
+    expect(result.stdout).toBe('');
+  }, 130_000);
+
+  it('npx service-external-api --version and --help answer', async () => {
+    const version = await run('npx', ['--no-install', 'service-external-api', '--version'], { cwd: consumer });
+    expect(version.status, explain(version)).toBe(0);
+    expect(version.stdout.trim()).toBe(manifest.version);
+    const help = await run('npx', ['--no-install', 'service-external-api', '--help'], { cwd: consumer });
+    expect(help.status, explain(help)).toBe(0);
+    for (const command of ['mock', 'contract', 'docs']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    const unknown = await run('npx', ['--no-install', 'service-external-api', 'serve'], { cwd: consumer });
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/^error: unknown command "serve"; the commands are mock, contract, docs/m);
+  }, 60_000);
+
+  it('npx service-external-api mock --port 0 starts and answers; npx service-external-api contract against it passes', async () => {
+    const mock = spawn('npx', ['--no-install', 'service-external-api', 'mock', '--port', '0'], { cwd: consumer, env: { ...process.env, PATH: `${BIN}${delimiter}${process.env['PATH'] ?? ''}`, PORT: '' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let banner = '';
+    mock.stdout?.setEncoding('utf8').on('data', (chunk: string) => (banner += chunk));
+    mock.stderr?.setEncoding('utf8').on('data', (chunk: string) => (banner += chunk));
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!/^fixtures as JSON/m.test(banner)) {
+        if (mock.exitCode !== null || Date.now() > deadline) throw new Error(`the mock did not start: ${banner}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const url = /mock listening on (http:\/\/\S+)/.exec(banner)?.[1] ?? '';
+      expect((await fetch(`${url}/__mock/fixtures`)).status).toBe(200);
+      const report = join(work, 'contract.xml');
+      const contract = await run('npx', ['--no-install', 'service-external-api', 'contract', '--base-url', url, '--report', report], { cwd: consumer, timeout: 120_000 });
+      expect(contract.status, explain(contract)).toBe(0);
+      expect(contract.stdout).toMatch(/^contract: [1-9]\d* passed, 0 failed, 0 skipped, \d+ warnings(, 0 errors)? — PASS$/m);
+      expect(readFileSync(report, 'utf8')).toMatch(/<testsuites [^>]*failures="0"/);
+    } finally {
+      if (mock.pid !== undefined) process.kill(-mock.pid, 'SIGTERM');
+    }
+  }, 150_000);
+
+  it('npx service-external-api contract with no URL is exit 2 with one line naming the variable', async () => {
+    const result = await run('npx', ['--no-install', 'service-external-api', 'contract'], { cwd: consumer, env: { CONTRACT_BASE_URL: '' } });
+    expect(result.status, explain(result)).toBe(2);
+    expect(result.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'))).toEqual([expect.stringMatching(/^contract: .*CONTRACT_BASE_URL/)]);
+  }, 60_000);
+
+  it('npx service-external-api docs --out writes the self-contained page with both operations', async () => {
+    const out = join(consumer, 'reference', 'api.html');
+    const result = await run('npx', ['--no-install', 'service-external-api', 'docs', '--out', out], { cwd: consumer });
+    expect(result.status, explain(result)).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    expect(html).toMatch(/^<!DOCTYPE html>/i);
+    for (const id of operationIds) expect(html).toContain(id);
+    expect(html).not.toMatch(/<script[^>]+src="https?:/);
+  }, 60_000);
+});
+
+describe('the Node.js check every entry point makes first', () => {
+  /** A preload that makes the process report another Node.js version, to drive entry.cjs's check deterministically. */
+  function as(version: string): string {
+    const preload = join(work, `node-${version}.cjs`);
+    writeFileSync(preload, `Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '${version}' } });\nObject.defineProperty(process, 'version', { value: 'v${version}' });\n`);
+    return preload;
+  }
+
+  it('node mock/src/main.ts on Node 20 prints one line of guidance and exits 1, not a loader error', async () => {
+    const result = await run(process.execPath, ['--require', as('20.20.2'), join(ROOT, 'mock', 'src', 'main.ts'), '--port', '0'], { cwd: ROOT });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/^error: this is Node\.js v20\.20\.2, and the repository's TypeScript sources need Node\.js 24 .*npm start, npm test.*\n$/);
+  });
+
+  it('the installed bin on Node 20 names the supported versions', async () => {
+    const bin = join(consumer, 'node_modules', 'service-external-api', 'dist', 'mock', 'src', 'bin.cjs');
+    const result = await run(process.execPath, ['--require', as('20.20.2'), bin, '--version'], { cwd: consumer });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe('error: service-external-api needs Node.js ^22.12.0 || ^24 || >=26 (package.json engines), and this is Node.js v20.20.2; install Node.js 24 LTS.\n');
+  });
+
+  it('a real Node.js older than 22 on this machine gets the same line from node mock/src/main.ts', async (context) => {
+    // Every PATH entry but the repository's own node_modules/.bin, where npm ci put Node 24.
+    const system = (process.env['PATH'] ?? '').split(delimiter).filter((dir) => dir && !dir.includes('node_modules')).map((dir) => join(dir, 'node')).find((file) => existsSync(file));
+    const version = system === undefined ? undefined : spawnSync(system, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
+    if (system === undefined || version === undefined || Number(version.split('.')[0]) >= 22) {
+      context.skip(`the machine's own node is ${version ?? 'missing'}, not older than 22 (the preload tests above cover the check)`);
+      return;
+    }
+    const result = await run(system, [join(ROOT, 'mock', 'src', 'main.ts')], { cwd: ROOT, env: { PATH: dirname(system) } });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`^error: this is Node\\.js v${version.replace(/\./g, '\\.')}, and the repository's TypeScript sources need Node\\.js 24`));
+    expect(result.stderr).not.toContain('ERR_UNKNOWN_FILE_EXTENSION');
+  });
+});

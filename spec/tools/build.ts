@@ -1,0 +1,76 @@
+// `npm run build` (and `prepack`): compiles what the package ships into dist/ — ESM JavaScript, .d.ts and source maps —
+// with tsconfig.json's own compiler options (relative `.ts` imports rewritten to `.js`), then copies the files the
+// compiled code reads at run time: the generated spec and validators, the CommonJS entry points, and the docs page.
+//   node spec/tools/build.ts        exit 0 with dist/ written, 1 with the compiler's diagnostics
+// Node never strips types under node_modules, so nothing under dist/ is TypeScript but the .d.ts files.
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const OUT = join(ROOT, 'dist');
+
+/** The modules users import or run; the compiler follows their imports (dynamic ones included). */
+const ENTRY_POINTS = [
+  'mock/src/index.ts',
+  'mock/src/cli.ts',
+  'docs-site/client/index.ts',
+  'contract-tests/index.ts',
+  // The contract suite as vitest loads it: its config names these by path, so nothing imports them.
+  'contract-tests/vitest.config.ts',
+  'contract-tests/lib/setup.ts',
+  'contract-tests/lib/reporter.ts',
+  ...readdirSync(join(ROOT, 'contract-tests', 'tests'))
+    .filter((file) => file.endsWith('.contract.test.ts'))
+    .map((file) => `contract-tests/tests/${file}`),
+  'generated/types.ts',
+];
+
+/** Files the compiled code reads or runs as they are, by path relative to the root (dist/ mirrors the tree). */
+const ASSETS = ['generated/openapi.json', 'generated/response-validators.cjs', 'mock/src/entry.cjs', 'mock/src/bin.cjs'];
+
+function compile(): readonly ts.Diagnostic[] {
+  const parsed = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });
+  if (!parsed) throw new Error('tsconfig.json could not be read');
+  const options: ts.CompilerOptions = {
+    ...parsed.options,
+    noEmit: false,
+    outDir: OUT,
+    rootDir: ROOT,
+    declaration: true,
+    sourceMap: true,
+    // The maps carry the TypeScript they map to: the package ships no sources.
+    inlineSources: true,
+    rewriteRelativeImportExtensions: true,
+    allowImportingTsExtensions: false,
+    // The sources are checked by `npm run typecheck`; the emitted .d.ts files are checked by the consumer test.
+    skipLibCheck: true,
+  };
+  const program = ts.createProgram(ENTRY_POINTS.map((file) => join(ROOT, file)), options);
+  const result = program.emit();
+  return [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
+}
+
+rmSync(OUT, { recursive: true, force: true });
+const diagnostics = compile();
+if (diagnostics.length > 0) {
+  const host: ts.FormatDiagnosticsHost = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' };
+  process.stderr.write(ts.formatDiagnostics(diagnostics, host));
+  process.stderr.write(`build: ${diagnostics.length} compiler error(s); dist/ is incomplete\n`);
+  process.exit(1);
+}
+for (const asset of ASSETS) {
+  mkdirSync(dirname(join(OUT, asset)), { recursive: true });
+  copyFileSync(join(ROOT, asset), join(OUT, asset));
+}
+
+// The docs page, so `service-external-api docs` needs no Redocly: built here, from the same spec, every time.
+const { buildDocs } = await import('../../docs-site/build.ts');
+process.stderr.write(`build: ${buildDocs(join(OUT, 'docs-site', 'index.html'))}\n`);
+
+const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+const written = files(OUT);
+if (!existsSync(join(OUT, 'mock', 'src', 'cli.js'))) throw new Error('build: dist/mock/src/cli.js was not written');
+process.stderr.write(`build: wrote ${written.length} files to ${relative(process.cwd(), OUT) || OUT}/\n`);
+
