@@ -5,35 +5,43 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { startVitest } from 'vitest/node';
-import { createClient, TransportError } from './lib/client.ts';
 import { ConfigError, readConfig, type ContractConfig } from './lib/env.ts';
+import { preflight } from './lib/preflight.ts';
 import ContractReporter from './lib/reporter.ts';
-import { probeRequest } from './lib/target.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONFIG = fileURLToPath(new URL('./vitest.config.ts', import.meta.url));
-/** Network failures that mean the URL is wrong rather than the server broken. */
-const UNREACHABLE = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_TLS_CERT_ALTNAME_INVALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_HAS_EXPIRED'];
 
 function configError(message: string): never {
   console.error(`contract: ${message}`);
   process.exit(2);
 }
 
-const USAGE = `Usage: CONTRACT_BASE_URL=<origin> [CONTRACT_TOKEN=…] npm run contract [-- <file filter>…]
+const USAGE = `Usage: CONTRACT_BASE_URL=<origin> [CONTRACT_TOKEN=…] npm run contract [-- [--strict] <file filter>…]
 
   <file filter>  run only the suite files (contract-tests/tests/<name>.contract.test.ts) whose name contains it,
                  e.g. auth or closeGoal; default: all of them
+  --strict       a skipped test fails the run (as CONTRACT_STRICT=1), for CI gates
   The variables are listed in contract-tests/README.md. Exit: 0 all pass, 1 a contract violation, 2 bad configuration.`;
 
-const args = process.argv.slice(2);
-if (args.includes('--help') || args.includes('-h')) {
+let parsed: ReturnType<typeof parseOptions>;
+function parseOptions() {
+  return parseArgs({ args: process.argv.slice(2), options: { strict: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: true });
+}
+try {
+  parsed = parseOptions();
+} catch (error) {
+  const message = error instanceof Error ? error.message : String(error);
+  const option = /option '([^']+)'/i.exec(message)?.[1];
+  configError(option ? `unknown option ${option} (see --help)` : `${message.split('\n')[0] ?? ''} (see --help)`);
+}
+if (parsed.values.help) {
   console.log(USAGE);
   process.exit(0);
 }
-const unknownOption = args.find((a) => a.startsWith('-'));
-if (unknownOption !== undefined) configError(`unknown option ${unknownOption} (see --help)`);
+const args = parsed.positionals;
 const SUITE = readdirSync(fileURLToPath(new URL('./tests/', import.meta.url)))
   .filter((f) => f.endsWith('.contract.test.ts'))
   .map((f) => f.replace(/\.contract\.test\.ts$/, ''));
@@ -47,6 +55,7 @@ try {
   if (error instanceof ConfigError) configError(error.message);
   throw error;
 }
+if (parsed.values.strict) config = { ...config, strict: true };
 
 if (config.report !== undefined) {
   try {
@@ -56,16 +65,13 @@ if (config.report !== undefined) {
   }
 }
 
-// Can the server be reached at all? A refused connection or an unknown host is a wrong URL (exit 2); a server that
-// accepts the connection but does not answer is tested, and its tests fail with a timeout.
-const probe = probeRequest();
-if (probe) {
-  try {
-    await createClient({ baseUrl: config.baseUrl, timeoutMs: config.timeoutMs }).send(probe);
-  } catch (error) {
-    if (error instanceof TransportError && error.code !== undefined && UNREACHABLE.includes(error.code)) configError(`CONTRACT_BASE_URL: cannot reach ${config.baseUrl} (${error.code})`);
-  }
-}
+// Can the server be reached at all, and is it this API? A refused connection, an unknown host or a server that is not
+// the API is a wrong URL (exit 2, one line with the fix); a server that accepts the connection but does not answer
+// is tested, and its tests fail with a timeout. A refused token is said first, and the run goes on.
+const checked = await preflight(config);
+if ('fatal' in checked) configError(checked.fatal);
+const { target } = checked;
+for (const note of target.notes) console.log(`contract: ${note}`);
 
 const reporter = new ContractReporter();
 const report: Array<['junit', { outputFile: string; suiteName: string }]> = config.report === undefined ? [] : [['junit', { outputFile: resolve(config.report), suiteName: 'contract' }]];
@@ -76,9 +82,10 @@ const vitest = await startVitest(args, {
   watch: false,
   reporters: [reporter, ...report],
   testTimeout: Math.max(20_000, config.timeoutMs * 3 + 5_000),
+  provide: { contract: target },
 });
 await vitest.close();
 
-const { failed, passed, errors } = reporter.result;
+const { failed, passed, skipped, errors } = reporter.result;
 if (passed + failed === 0 && errors === 0) console.log('contract: nothing was checked (every test was skipped); give the variables above');
-process.exit(failed > 0 || errors > 0 ? 1 : 0);
+process.exit(failed > 0 || errors > 0 || (config.strict && skipped > 0) ? 1 : 0);

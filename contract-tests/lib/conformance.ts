@@ -83,8 +83,16 @@ function fromAjv(error: ErrorObject, base: Path, value: unknown): Violation {
   }
 }
 
-/** Follows `$ref`s to the schema at `pointer` (operations.ts). */
-const resolveRef = (pointer: string): { pointer: string; schema: JsonObject } => resolveSchema(loadDocument(), pointer);
+/** Follows `$ref`s to the schema at `pointer` (operations.ts), once per pointer: the document never changes. */
+const resolved = new Map<string, { pointer: string; schema: JsonObject }>();
+function resolveRef(pointer: string): { pointer: string; schema: JsonObject } {
+  let found = resolved.get(pointer);
+  if (!found) {
+    found = resolveSchema(loadDocument(), pointer);
+    resolved.set(pointer, found);
+  }
+  return found;
+}
 
 function typesOf(schema: JsonObject): string[] | undefined {
   const type = schema['type'];
@@ -197,10 +205,23 @@ function dedupe(violations: Violation[]): Violation[] {
   });
 }
 
+type Declared = { properties: Map<string, string>; additional: string | undefined; closed: boolean; /** whether a oneOf/anyOf made it depend on the value */ varies: boolean };
+/** What `declared` found for schemas that have no oneOf/anyOf anywhere in them (the same for every value). */
+const declaredFixed = new Map<string, Declared>();
+
 /** Property names a schema declares, through $ref and allOf; `closed` when any part forbids others. */
-function declared(pointer: string, value: unknown): { properties: Map<string, string>; additional: string | undefined; closed: boolean } {
+function declared(pointer: string, value: unknown): Declared {
+  const cached = declaredFixed.get(pointer);
+  if (cached) return cached;
+  const result = declaredOf(pointer, value);
+  if (!result.varies) declaredFixed.set(pointer, result);
+  return result;
+}
+
+function declaredOf(pointer: string, value: unknown): Declared {
   const { pointer: at, schema } = resolveRef(pointer);
   const properties = new Map<string, string>();
+  let varies = false;
   let additional: string | undefined;
   let closed = schema['additionalProperties'] === false;
   if (isObject(schema['additionalProperties'])) additional = `${at}/additionalProperties`;
@@ -211,17 +232,19 @@ function declared(pointer: string, value: unknown): { properties: Map<string, st
       for (const [k, p] of member.properties) if (!properties.has(k)) properties.set(k, p);
       additional ??= member.additional;
       closed ||= member.closed;
+      varies ||= member.varies;
     });
   }
   for (const keyword of ['oneOf', 'anyOf'] as const) {
     const branches = schema[keyword];
     if (!Array.isArray(branches)) continue;
+    varies = true;
     const member = declared(bestBranch(at, keyword, branches, value, true).pointer, value);
     for (const [k, p] of member.properties) if (!properties.has(k)) properties.set(k, p);
     additional ??= member.additional;
     closed ||= member.closed;
   }
-  return { properties, additional, closed };
+  return { properties, additional, closed, varies };
 }
 
 /** Fields the response has and the schema does not name: warnings (responses stay open; STYLE.md). */
@@ -263,12 +286,18 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; er
   }
 }
 
+const documentedByOperation = new Map<string, Map<string, string[]>>();
+
 /** Every violation of one response of `operationId` against the spec. */
 export function checkResponse(operationId: string, response: ResponseLike): Violation[] {
   const document = loadDocument();
   const opPointer = operationPointer(operationId);
   if (!opPointer) return [violation(['response'], 'operation.unknown', `operation ${operationId} is not in the spec`)];
-  const documented = documentedResponses(document, opPointer);
+  let documented = documentedByOperation.get(opPointer);
+  if (!documented) {
+    documented = documentedResponses(document, opPointer);
+    documentedByOperation.set(opPointer, documented);
+  }
   const key = documentedKey(documented, response.status);
   if (key === undefined) {
     return [violation(['response', 'status'], 'status.undocumented', `status ${response.status} is not documented for ${operationId}; documented: ${[...documented.keys()].join(', ')}`)];
@@ -293,8 +322,10 @@ export function checkResponse(operationId: string, response: ResponseLike): Viol
     media = looksJson && json ? json : text ?? json ?? mediaTypes[0];
     if (header !== undefined) {
       out.push(violation(['response', 'header', 'content-type'], 'content-type.undocumented', `Content-Type ${header} is not documented for ${operationId} ${response.status}; documented: ${mediaTypes.join(', ')}`));
-    } else if (media && (isJsonMedia(media) ? looksJson : media === 'text/plain')) {
-      out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header; the body is read as ${media}, which is documented for ${response.status} (production sends some bodies without one: REFERENCE.md, decision 2)`, 'warning'));
+    } else if (media && (isJsonMedia(media) ? looksJson : media === 'text/plain') && response.status >= 400) {
+      out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header; the body is read as ${media}, which is documented for ${response.status} (production sends some error bodies without one: REFERENCE.md, decision 2)`, 'warning'));
+    } else if (media && response.status < 400) {
+      out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header on a ${response.status}: ${operationId} documents ${mediaTypes.join(', ')} for it, and only error answers may come without one (the spec's "Errors"; REFERENCE.md, decision 2)`));
     } else {
       out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header, and the body is not what ${operationId} ${response.status} documents (${mediaTypes.join(', ')})`));
     }
