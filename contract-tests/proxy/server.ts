@@ -83,13 +83,14 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
   res.end(body);
 }
 
-function sendLine(res: ServerResponse, status: number, line: string): void {
+/** The proxy's own answer (502, 504): one line of plain text; `violations` counted in the header when there are some. */
+function sendLine(res: ServerResponse, status: number, line: string, violations = 0): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const body = `${line}\n`;
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), ...(violations > 0 ? { [VIOLATIONS_HEADER]: String(violations) } : {}) });
   res.end(body);
 }
 
@@ -230,11 +231,12 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
       upstream?.destroy();
       const request = raw();
       const checked = checkExchange(request, { status: 504, headers: {}, body: Buffer.alloc(0) }, knowledge);
+      let count = 0;
       if (checked) {
         const v: FiledViolation = { ...violation(['response'], 'timeout', `the target did not answer within ${timeoutMs} ms (--timeout)`), rule: 'timeout' };
-        logged(request, undefined, checked.operationId, ['timeout'], [v], checked.prediction.rule);
+        count = logged(request, undefined, checked.operationId, ['timeout'], [v], checked.prediction.rule).count;
       } else log.upstreamError();
-      sendLine(res, 504, `proxy: ${origin} did not answer ${req.method ?? 'GET'} ${req.url ?? '/'} within ${timeoutMs} ms`);
+      sendLine(res, 504, `proxy: ${origin} did not answer ${req.method ?? 'GET'} ${req.url ?? '/'} within ${timeoutMs} ms`, count);
     }, timeoutMs);
     timer.unref();
 
