@@ -62,7 +62,7 @@ export class ViolationLog {
   }
 
   /** Counts a checked exchange; returns its entry (with its sequence number) when it broke the contract. */
-  record(operation: string, rules: ReadonlyArray<Rule>, violations: ReadonlyArray<FiledViolation>, entry: Omit<Entry, 'seq' | 'violations' | 'lines' | 'operation'>): Entry | undefined {
+  record(operation: string, rules: ReadonlyArray<Rule>, violations: ReadonlyArray<FiledViolation>, describe: () => Omit<Entry, 'seq' | 'violations' | 'lines' | 'operation'>): Entry | undefined {
     this.#exchanges++;
     const op = this.#operations.get(operation) ?? { exchanges: 0, broken: 0, rules: new Map<Rule, Tally>() };
     this.#operations.set(operation, op);
@@ -84,6 +84,7 @@ export class ViolationLog {
     this.#errors += errors.length;
     for (const v of errors) this.#codes.set(v.code, (this.#codes.get(v.code) ?? 0) + 1);
     const seq = ++this.#seq;
+    const entry = describe();
     const full: Entry = {
       ...entry,
       seq,

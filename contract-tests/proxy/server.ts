@@ -168,18 +168,20 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
 
   function logged(request: RawRequest, received: Received | undefined, operationId: string, rules: Parameters<ViolationLog['record']>[1], violations: ReadonlyArray<FiledViolation>, expected: string): { count: number; entry: Entry | undefined } {
     const errors = violations.filter((v) => v.severity === 'error').length;
+    // Only an exchange that broke the contract is described (and kept): the rest is counted.
     const secrets = errors > 0 ? secretsOf(request) : new Map<string, string>();
-    const path = request.url.split('?')[0] ?? request.url;
-    const response = received ? `${received.status} ${mediaTypeOf(received.headers['content-type']) ?? '(no Content-Type)'}, ${received.body.length} bytes: ${excerpt(received.body.toString('utf8'), 300)}` : 'none';
     const clean = (v: FiledViolation): FiledViolation => ({ ...v, message: scrub(v.message, secrets) });
-    const entry = log.record(operationId, rules, errors > 0 ? violations.map(clean) : violations, {
-      at: new Date().toISOString(),
-      method: request.method,
-      path,
-      status: received?.status ?? 0,
-      request: errors > 0 ? curl(request, secrets) : '',
-      response: scrub(response, secrets),
-      expected: scrub(expected, secrets),
+    const entry = log.record(operationId, rules, errors > 0 ? violations.map(clean) : violations, () => {
+      const response = received ? `${received.status} ${mediaTypeOf(received.headers['content-type']) ?? '(no Content-Type)'}, ${received.body.length} bytes: ${excerpt(received.body.toString('utf8'), 300)}` : 'none';
+      return {
+        at: new Date().toISOString(),
+        method: request.method,
+        path: request.url.split('?')[0] ?? request.url,
+        status: received?.status ?? 0,
+        request: curl(request, secrets),
+        response: scrub(response, secrets),
+        expected: scrub(expected, secrets),
+      };
     });
     if (entry) options.onViolation?.(entry);
     return { count: errors, entry };

@@ -408,6 +408,13 @@ describe('npm run proxy', () => {
     expect(stderr.trimEnd()).toMatch(line);
   });
 
+  it('prints its usage with --help (exit 0)', { timeout: 30_000 }, async () => {
+    const { code, stdout } = await spawnProxy(['--help']).exited;
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Usage: npm run proxy -- --target URL \[options\]/);
+    expect(stdout).toContain('--tokens FILE');
+  });
+
   it('exits 2 on a --tokens file with a malformed token, without printing it', { timeout: 30_000 }, async () => {
     const file = join(dir, 'bad-tokens.json');
     writeFileSync(file, JSON.stringify({ full_access: 'secret-value-not-a-token' }));
