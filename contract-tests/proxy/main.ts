@@ -158,7 +158,8 @@ export async function main(argv: string[]): Promise<void> {
           process.stderr.write(`proxy: cannot write --report ${report}: ${error instanceof Error ? error.message : String(error)}\n`);
         }
       }
-      process.stdout.write(`${signal}: ${summary.checked} exchanges checked, ${summary.broken} broke the contract (${summary.violations} violations, ${summary.warnings} warnings)${report ? `; JUnit report: ${report}` : ''}\n`);
+      const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+      process.stdout.write(`${signal}: ${count(summary.checked, 'exchange')} checked, ${summary.broken} broke the contract (${count(summary.violations, 'violation')}, ${count(summary.warnings, 'warning')})${report ? `; JUnit report: ${report}` : ''}\n`);
       setTimeout(() => process.exit(0), 2000).unref();
       void proxy.close().then(() => {
         done();

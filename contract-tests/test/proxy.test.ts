@@ -380,7 +380,7 @@ describe('npm run proxy', () => {
       child.kill('SIGTERM');
       const { code, stdout } = await child.exited;
       expect(code, stdout).toBe(0);
-      expect(stdout).toMatch(/^SIGTERM: 10 exchanges checked, 2 broke the contract/m);
+      expect(stdout).toMatch(/^SIGTERM: 10 exchanges checked, 2 broke the contract \(2 violations, \d+ warnings\); JUnit report: /m);
       noToken(stdout);
       const xml = readFileSync(report, 'utf8');
       expect(xml).toMatch(/<testsuites name="contract proxy → http:\/\/127\.0\.0\.1:\d+" tests="24" failures="2"/);
