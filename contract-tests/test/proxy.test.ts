@@ -115,6 +115,26 @@ describe('the validation proxy in front of the faithful mock', () => {
     }
   });
 
+  it("holds an answer forced with the mock's Prefer header to the spec only", async () => {
+    const { proxy, url } = await proxyTo(mock.url);
+    try {
+      const [valid] = smokeSet('proxy-prefer');
+      if (!valid) throw new Error('no smoke request');
+      const responses = await sendAll(url, [
+        { ...valid, headers: { ...valid.headers, prefer: 'code=404' } },
+        { ...valid, headers: { ...valid.headers, prefer: 'code=500' } },
+        valid,
+      ]);
+      // A 404 or a 500 to a valid request of the full-access person would break production's rules; forced, they are
+      // documented answers, and the same request without the header is checked in full again.
+      expect(responses.map((r) => r.status)).toEqual([404, 500, 200]);
+      expect(proxy.log.summary('', 0)).toMatchObject({ checked: 3, broken: 0 });
+      expect(proxy.log.summary('', 0).operations['resumeProject']?.rules).toMatchObject({ 'answer.record': { checked: 1, failed: 0 }, state: { checked: 1 } });
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('reports no violation for the whole contract suite run through it (exit 0), and checks every kind of answer', { timeout: 120_000 }, async () => {
     const { proxy, url } = await proxyTo(mock.url);
     try {
