@@ -1,36 +1,34 @@
 // The `contract` command (`service-external-api contract`, `npm run contract`): checks the server at CONTRACT_BASE_URL
 // (or --base-url) against the spec and production's behaviour.
-// Exit codes: 0 every check passed (skips allowed), 1 a contract violation (or a failure to test at all),
+// Exit codes: 0 every check passed (skips allowed, unless strict), 1 a contract violation (or a failure to test at all),
 // 2 bad configuration (one line naming the variable). The only place, with the reporter, that prints.
 import { mkdirSync, readdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startVitest } from 'vitest/node';
-import { createClient, TransportError } from './lib/client.ts';
 import { ConfigError, readConfig, type ContractConfig } from './lib/env.ts';
+import { preflight } from './lib/preflight.ts';
 import ContractReporter from './lib/reporter.ts';
-import { probeRequest } from './lib/target.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** `ts` in the repository, `js` in the package's compiled dist/: the suite's files have the extension of this one. */
 const EXTENSION = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 const CONFIG = fileURLToPath(new URL(`./vitest.config.${EXTENSION}`, import.meta.url));
-/** Network failures that mean the URL is wrong rather than the server broken. */
-const UNREACHABLE = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_TLS_CERT_ALTNAME_INVALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_HAS_EXPIRED'];
 
 function configError(message: string): never {
   console.error(`contract: ${message}`);
   process.exit(2);
 }
 
-const USAGE = `Usage: service-external-api contract [--base-url URL] [--report FILE] [<file filter>…]
-       (CONTRACT_BASE_URL=<origin> CONTRACT_TOKEN=… npm run contract [-- <file filter>…] in the repository)
+const USAGE = `Usage: service-external-api contract [--base-url URL] [--report FILE] [--strict] [<file filter>…]
+       (CONTRACT_BASE_URL=<origin> CONTRACT_TOKEN=… npm run contract [-- <options>] in the repository)
 
 Checks the implementation at the URL against the spec and production's behaviour.
 
   --base-url URL  the implementation's origin (the same as CONTRACT_BASE_URL; this option wins)
   --report FILE   also write a JUnit XML report there (the same as CONTRACT_REPORT)
+  --strict        a skipped test fails the run (as CONTRACT_STRICT=1), for CI gates
   <file filter>   run only the suite files whose name contains it, e.g. auth or closeGoal; default: all of them
   The CONTRACT_* variables (tokens, fixture ids, CONTRACT_ALLOW_WRITES) are listed in the package README and
   contract-tests/README.md. Exit: 0 all pass, 1 a contract violation, 2 bad configuration.`;
@@ -38,6 +36,7 @@ Checks the implementation at the URL against the spec and production's behaviour
 const OPTIONS = {
   'base-url': { type: 'string' },
   report: { type: 'string' },
+  strict: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -49,7 +48,9 @@ export async function runContract(argv: string[]): Promise<never> {
   try {
     parsed = parse(argv);
   } catch (error) {
-    configError(`${error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)} (see --help)`);
+    const message = error instanceof Error ? error.message : String(error);
+    const option = /option '([^']+)'/i.exec(message)?.[1];
+    configError(option ? `unknown option ${option} (see --help)` : `${message.split('\n')[0] ?? ''} (see --help)`);
   }
   if (parsed.values.help) {
     console.log(USAGE);
@@ -73,6 +74,7 @@ export async function runContract(argv: string[]): Promise<never> {
     if (error instanceof ConfigError) configError(error.message);
     throw error;
   }
+  if (parsed.values.strict) config = { ...config, strict: true };
 
   if (config.report !== undefined) {
     try {
@@ -82,16 +84,13 @@ export async function runContract(argv: string[]): Promise<never> {
     }
   }
 
-  // Can the server be reached at all? A refused connection or an unknown host is a wrong URL (exit 2); a server that
-  // accepts the connection but does not answer is tested, and its tests fail with a timeout.
-  const probe = probeRequest();
-  if (probe) {
-    try {
-      await createClient({ baseUrl: config.baseUrl, timeoutMs: config.timeoutMs }).send(probe);
-    } catch (error) {
-      if (error instanceof TransportError && error.code !== undefined && UNREACHABLE.includes(error.code)) configError(`CONTRACT_BASE_URL: cannot reach ${config.baseUrl} (${error.code})`);
-    }
-  }
+  // Can the server be reached at all, and is it this API? A refused connection, an unknown host or a server that is
+  // not the API is a wrong URL (exit 2, one line with the fix); a server that accepts the connection but does not
+  // answer is tested, and its tests fail with a timeout. A refused token is said first, and the run goes on.
+  const checked = await preflight(config);
+  if ('fatal' in checked) configError(checked.fatal);
+  const { target } = checked;
+  for (const note of target.notes) console.log(`contract: ${note}`);
 
   const reporter = new ContractReporter();
   const report: Array<['junit', { outputFile: string; suiteName: string }]> = config.report === undefined ? [] : [['junit', { outputFile: resolve(config.report), suiteName: 'contract' }]];
@@ -102,10 +101,11 @@ export async function runContract(argv: string[]): Promise<never> {
     watch: false,
     reporters: [reporter, ...report],
     testTimeout: Math.max(20_000, config.timeoutMs * 3 + 5_000),
+    provide: { contract: target },
   });
   await vitest.close();
 
-  const { failed, passed, errors } = reporter.result;
+  const { failed, passed, skipped, errors } = reporter.result;
   if (passed + failed === 0 && errors === 0) console.log('contract: nothing was checked (every test was skipped); give the variables above');
-  process.exit(failed > 0 || errors > 0 ? 1 : 0);
+  process.exit(failed > 0 || errors > 0 || (config.strict && skipped > 0) ? 1 : 0);
 }

@@ -83,8 +83,16 @@ function fromAjv(error: ErrorObject, base: Path, value: unknown): Violation {
   }
 }
 
-/** Follows `$ref`s to the schema at `pointer` (operations.ts). */
-const resolveRef = (pointer: string): { pointer: string; schema: JsonObject } => resolveSchema(loadDocument(), pointer);
+/** Follows `$ref`s to the schema at `pointer` (operations.ts), once per pointer: the document never changes. */
+const resolved = new Map<string, { pointer: string; schema: JsonObject }>();
+function resolveRef(pointer: string): { pointer: string; schema: JsonObject } {
+  let found = resolved.get(pointer);
+  if (!found) {
+    found = resolveSchema(loadDocument(), pointer);
+    resolved.set(pointer, found);
+  }
+  return found;
+}
 
 function typesOf(schema: JsonObject): string[] | undefined {
   const type = schema['type'];
@@ -197,10 +205,34 @@ function dedupe(violations: Violation[]): Violation[] {
   });
 }
 
+/**
+ * How what a schema declares depends on the value: not at all, on its JSON type only (a oneOf/anyOf where one branch
+ * fits the type, e.g. a nullable reference), or on the value (a branch chosen by validating).
+ */
+type Varies = 'no' | 'type' | 'value';
+type Declared = { properties: Map<string, string>; additional: string | undefined; closed: boolean; varies: Varies };
+const VARIES_ORDER: ReadonlyArray<Varies> = ['no', 'type', 'value'];
+const most = (a: Varies, b: Varies): Varies => (VARIES_ORDER.indexOf(a) >= VARIES_ORDER.indexOf(b) ? a : b);
+/** What `declared` found, by pointer (or pointer and JSON type) where that decides it: the walk runs on every response. */
+const declaredCache = new Map<string, Declared>();
+
 /** Property names a schema declares, through $ref and allOf; `closed` when any part forbids others. */
-function declared(pointer: string, value: unknown): { properties: Map<string, string>; additional: string | undefined; closed: boolean } {
+function declared(pointer: string, value: unknown): Declared {
+  const fixed = declaredCache.get(pointer);
+  if (fixed) return fixed;
+  const typed = `${pointer}#${jsonType(value)}`;
+  const cached = declaredCache.get(typed);
+  if (cached) return cached;
+  const result = declaredOf(pointer, value);
+  if (result.varies === 'no') declaredCache.set(pointer, result);
+  else if (result.varies === 'type') declaredCache.set(typed, result);
+  return result;
+}
+
+function declaredOf(pointer: string, value: unknown): Declared {
   const { pointer: at, schema } = resolveRef(pointer);
   const properties = new Map<string, string>();
+  let varies: Varies = 'no';
   let additional: string | undefined;
   let closed = schema['additionalProperties'] === false;
   if (isObject(schema['additionalProperties'])) additional = `${at}/additionalProperties`;
@@ -211,17 +243,21 @@ function declared(pointer: string, value: unknown): { properties: Map<string, st
       for (const [k, p] of member.properties) if (!properties.has(k)) properties.set(k, p);
       additional ??= member.additional;
       closed ||= member.closed;
+      varies = most(varies, member.varies);
     });
   }
   for (const keyword of ['oneOf', 'anyOf'] as const) {
     const branches = schema[keyword];
     if (!Array.isArray(branches)) continue;
-    const member = declared(bestBranch(at, keyword, branches, value, true).pointer, value);
+    const branch = bestBranch(at, keyword, branches, value, true);
+    varies = most(varies, Number.isNaN(branch.passing) ? 'type' : 'value');
+    const member = declared(branch.pointer, value);
+    varies = most(varies, member.varies);
     for (const [k, p] of member.properties) if (!properties.has(k)) properties.set(k, p);
     additional ??= member.additional;
     closed ||= member.closed;
   }
-  return { properties, additional, closed };
+  return { properties, additional, closed, varies };
 }
 
 /** Fields the response has and the schema does not name: warnings (responses stay open; STYLE.md). */
@@ -263,18 +299,59 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; er
   }
 }
 
+const documentedByOperation = new Map<string, Map<string, string[]>>();
+
+/** What the document says of one documented response, resolved once (checkResponse runs on every exchange). */
+type ResponseDoc = { pointer: string; schemas: Map<string, { pointer: string; exists: boolean }>; headers: Array<{ name: string; schemaPointer: string | undefined; required: boolean }> };
+const responseDocs = new Map<string, ResponseDoc>();
+
+function responseDoc(document: JsonObject, opPointer: string, key: string): ResponseDoc {
+  const id = `${opPointer}|${key}`;
+  let doc = responseDocs.get(id);
+  if (doc) return doc;
+  const pointer = dereference(document, `${opPointer}/responses/${key}`).pointer;
+  const headers: ResponseDoc['headers'] = [];
+  const declaredHeaders = resolvePointer(document, `${pointer}/headers`);
+  if (isObject(declaredHeaders)) {
+    for (const name of Object.keys(declaredHeaders)) {
+      const { pointer: headerPointer, value: headerObject } = dereference(document, `${pointer}/headers/${pointerTo(name).slice(2)}`);
+      if (!isObject(headerObject)) continue;
+      headers.push({ name, schemaPointer: isObject(headerObject['schema']) ? `${headerPointer}/schema` : undefined, required: headerObject['required'] === true });
+    }
+  }
+  doc = { pointer, schemas: new Map(), headers };
+  responseDocs.set(id, doc);
+  return doc;
+}
+
+/** The schema of a documented body: the status's own, else the range's or default's. */
+function bodySchema(document: JsonObject, opPointer: string, doc: ResponseDoc, key: string, status: number, media: string): { pointer: string; exists: boolean } {
+  const id = `${status}|${media}`;
+  let found = doc.schemas.get(id);
+  if (!found) {
+    const pointer = (key === String(status) ? responseSchemaPointer(document, opPointer, status, media) : undefined) ?? `${doc.pointer}/content/${pointerTo(media).slice(2)}/schema`;
+    found = { pointer, exists: resolvePointer(document, pointer) !== undefined };
+    doc.schemas.set(id, found);
+  }
+  return found;
+}
+
 /** Every violation of one response of `operationId` against the spec. */
 export function checkResponse(operationId: string, response: ResponseLike): Violation[] {
   const document = loadDocument();
   const opPointer = operationPointer(operationId);
   if (!opPointer) return [violation(['response'], 'operation.unknown', `operation ${operationId} is not in the spec`)];
-  const documented = documentedResponses(document, opPointer);
+  let documented = documentedByOperation.get(opPointer);
+  if (!documented) {
+    documented = documentedResponses(document, opPointer);
+    documentedByOperation.set(opPointer, documented);
+  }
   const key = documentedKey(documented, response.status);
   if (key === undefined) {
     return [violation(['response', 'status'], 'status.undocumented', `status ${response.status} is not documented for ${operationId}; documented: ${[...documented.keys()].join(', ')}`)];
   }
   const out: Violation[] = [];
-  const responsePointer = dereference(document, `${opPointer}/responses/${key}`).pointer;
+  const doc = responseDoc(document, opPointer, key);
   const mediaTypes = documented.get(key) ?? [];
   const header = mediaTypeOf(response.headers['content-type']);
   const parsed = parseJson(response.text);
@@ -293,16 +370,17 @@ export function checkResponse(operationId: string, response: ResponseLike): Viol
     media = looksJson && json ? json : text ?? json ?? mediaTypes[0];
     if (header !== undefined) {
       out.push(violation(['response', 'header', 'content-type'], 'content-type.undocumented', `Content-Type ${header} is not documented for ${operationId} ${response.status}; documented: ${mediaTypes.join(', ')}`));
-    } else if (media && (isJsonMedia(media) ? looksJson : media === 'text/plain')) {
-      out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header; the body is read as ${media}, which is documented for ${response.status} (production sends some bodies without one: REFERENCE.md, decision 2)`, 'warning'));
+    } else if (media && (isJsonMedia(media) ? looksJson : media === 'text/plain') && response.status >= 400) {
+      out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header; the body is read as ${media}, which is documented for ${response.status} (production sends some error bodies without one: REFERENCE.md, decision 2)`, 'warning'));
+    } else if (media && response.status < 400) {
+      out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header on a ${response.status}: ${operationId} documents ${mediaTypes.join(', ')} for it, and only error answers may come without one (the spec's "Errors"; REFERENCE.md, decision 2)`));
     } else {
       out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header, and the body is not what ${operationId} ${response.status} documents (${mediaTypes.join(', ')})`));
     }
   }
 
   if (media !== undefined) {
-    const schemaPointer = (key === String(response.status) ? responseSchemaPointer(document, opPointer, response.status, media) : undefined) ?? `${responsePointer}/content/${pointerTo(media).slice(2)}/schema`;
-    const hasSchema = resolvePointer(document, schemaPointer) !== undefined;
+    const { pointer: schemaPointer, exists: hasSchema } = bodySchema(document, opPointer, doc, key, response.status, media);
     if (isJsonMedia(media)) {
       if (!parsed.ok) {
         out.push(violation(['response', 'body'], 'body.not-json', `the body is not JSON (${parsed.error}); ${operationId} ${response.status} documents ${media}: ${short(response.text, 160)}`));
@@ -316,17 +394,12 @@ export function checkResponse(operationId: string, response: ResponseLike): Viol
   }
 
   // Documented headers: a value must match its schema; a missing one is an error only when `required`.
-  const headers = resolvePointer(document, `${responsePointer}/headers`);
-  if (isObject(headers)) {
-    for (const name of Object.keys(headers)) {
-      const { pointer: headerPointer, value: headerObject } = dereference(document, `${responsePointer}/headers/${pointerTo(name).slice(2)}`);
-      if (!isObject(headerObject)) continue;
-      const actual = response.headers[name.toLowerCase()];
-      if (actual === undefined) {
-        out.push(violation(['response', 'header', name.toLowerCase()], 'header.missing', `header ${name} is documented for ${operationId} ${response.status} but was not sent`, headerObject['required'] === true ? 'error' : 'warning'));
-      } else if (isObject(headerObject['schema'])) {
-        out.push(...explain(`${headerPointer}/schema`, actual, ['response', 'header', name.toLowerCase()]).map((v) => ({ ...v, code: v.code.replace(/^schema\./, 'header.') })));
-      }
+  for (const { name, schemaPointer, required } of doc.headers) {
+    const actual = response.headers[name.toLowerCase()];
+    if (actual === undefined) {
+      out.push(violation(['response', 'header', name.toLowerCase()], 'header.missing', `header ${name} is documented for ${operationId} ${response.status} but was not sent`, required ? 'error' : 'warning'));
+    } else if (schemaPointer !== undefined) {
+      out.push(...explain(schemaPointer, actual, ['response', 'header', name.toLowerCase()]).map((v) => ({ ...v, code: v.code.replace(/^schema\./, 'header.') })));
     }
   }
   return dedupe(out);

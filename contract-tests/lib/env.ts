@@ -19,6 +19,18 @@ export function tokenVariable(persona: Persona): string {
   return persona === 'full_access' ? 'CONTRACT_TOKEN' : `CONTRACT_${persona.toUpperCase()}_TOKEN`;
 }
 
+/**
+ * `people.full_access` → CONTRACT_PERSON_ID (the person the full-access token acts as), `people.X` →
+ * CONTRACT_X_PERSON_ID: the same rule as the tokens. Only the writer's person is read: the suite's writes all use the
+ * full-access token.
+ */
+export function personVariable(persona: Persona): string {
+  return persona === 'full_access' ? 'CONTRACT_PERSON_ID' : `CONTRACT_${persona.toUpperCase()}_PERSON_ID`;
+}
+
+/** Production's token form (REFERENCE.md decision 5; the spec's security scheme): `opk_` and 43 URL-safe base64 characters. */
+export const TOKEN_FORM = /^opk_[A-Za-z0-9_-]{43}$/;
+
 /** `projects.paused` → CONTRACT_PAUSED_PROJECT_ID, `goals.open` → CONTRACT_OPEN_GOAL_ID. */
 export function recordVariable(group: RecordGroup, story: string): string {
   return `CONTRACT_${story.toUpperCase()}_${group.replace(/s$/, '').toUpperCase()}_ID`;
@@ -41,6 +53,10 @@ export type ContractConfig = {
   numRuns: number;
   tokens: Partial<Record<Persona, string>>;
   records: RecordIds;
+  /** The person id the full-access token acts as (CONTRACT_PERSON_ID), for the rules on who a write is recorded against. */
+  person: string | undefined;
+  /** CONTRACT_STRICT=1 (or `--strict`): a skipped test fails the run. */
+  strict: boolean;
 };
 
 export class ConfigError extends Error {
@@ -54,12 +70,12 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const SETTINGS = ['CONTRACT_BASE_URL', 'CONTRACT_ALLOW_WRITES', 'CONTRACT_REPORT', 'CONTRACT_TIMEOUT_MS', 'CONTRACT_SEED', 'CONTRACT_NUM_RUNS'] as const;
+const SETTINGS = ['CONTRACT_BASE_URL', 'CONTRACT_ALLOW_WRITES', 'CONTRACT_REPORT', 'CONTRACT_TIMEOUT_MS', 'CONTRACT_SEED', 'CONTRACT_NUM_RUNS', 'CONTRACT_STRICT'] as const;
 
 /** Every variable the suite reads, for the runbook and for catching typos. */
 export function knownVariables(): string[] {
   const records = Object.entries(RECORD_STORIES).flatMap(([group, stories]) => stories.map((story) => recordVariable(isGroup(group) ? group : 'projects', story)));
-  return [...SETTINGS, ...PERSONAS.map(tokenVariable), ...records];
+  return [...SETTINGS, ...PERSONAS.map(tokenVariable), personVariable('full_access'), ...records];
 }
 
 function isGroup(value: string): value is RecordGroup {
@@ -140,9 +156,8 @@ export function readConfig(env: Env = process.env): ContractConfig {
   const seed = seedText === undefined ? undefined : Number(seedText.trim());
   if (seed !== undefined && !Number.isSafeInteger(seed)) throw new ConfigError('CONTRACT_SEED', `is out of range: ${seedText}`);
 
-  const allowText = optional(env, 'CONTRACT_ALLOW_WRITES');
-  if (allowText !== undefined && !['0', '1', 'true', 'false'].includes(allowText.trim())) throw new ConfigError('CONTRACT_ALLOW_WRITES', `must be 1 or 0, got "${allowText}"`);
-  const allowWrites = allowText !== undefined && ['1', 'true'].includes(allowText.trim());
+  const allowWrites = flag(env, 'CONTRACT_ALLOW_WRITES');
+  const strict = flag(env, 'CONTRACT_STRICT');
   if (!loopback && !allowWrites) {
     throw new ConfigError('CONTRACT_ALLOW_WRITES', `the suite resumes projects and closes goals on ${host}, which is not this machine; set CONTRACT_ALLOW_WRITES=1 to allow writes there`);
   }
@@ -156,6 +171,8 @@ export function readConfig(env: Env = process.env): ContractConfig {
     if (value === undefined) continue;
     const token = value.trim();
     if (/[\s\x00-\x1f\x7f]/.test(token) || token.length > 1024) throw new ConfigError(name, 'must be one API token (no spaces or control characters; not "Bearer …", just the token)');
+    // Never echo the value: it may be a real secret in the wrong variable.
+    if (!TOKEN_FORM.test(token)) throw new ConfigError(name, `is not an API token: tokens are opk_ followed by 43 characters of A-Z a-z 0-9 _ - (47 in all); the value given has ${token.length} characters${token.startsWith('opk_') ? '' : ' and does not start with opk_'}`);
     tokens[persona] = token;
   }
 
@@ -169,7 +186,16 @@ export function readConfig(env: Env = process.env): ContractConfig {
     if (value !== undefined) records.goals[story] = value;
   }
 
-  return { baseUrl, loopback, timeoutMs, allowWrites, report, seed, numRuns, tokens, records };
+  const person = readId(env, personVariable('full_access'));
+
+  return { baseUrl, loopback, timeoutMs, allowWrites, report, seed, numRuns, tokens, records, person, strict };
+}
+
+/** A 0/1 switch (also true/false). */
+function flag(env: Env, name: string): boolean {
+  const text = optional(env, name);
+  if (text !== undefined && !['0', '1', 'true', 'false'].includes(text.trim())) throw new ConfigError(name, `must be 1 or 0, got "${text}"`);
+  return text !== undefined && ['1', 'true'].includes(text.trim());
 }
 
 function readId(env: Env, name: string): string | undefined {

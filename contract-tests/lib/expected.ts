@@ -45,6 +45,7 @@ export function answers(model: OperationModel) {
     forbidden: json(403, responseExample(model, 403, 'application/json'), '403 JSON Forbidden'),
     notFound: json(404, responseExample(model, 404, 'application/json'), '404 JSON Not found'),
     decodingCrash: json(500, responseExample(model, 500, 'application/json', 'decoding_crash'), '500 {"errors":{"detail":"Internal Server Error"}}'),
+    operationFailed: json(500, responseExample(model, 500, 'application/json', 'operation_failed'), '500 {"error":"Internal server error",…} (the operation failed)'),
     unsupportedMediaType: json(415, responseExample(model, 415, 'application/json'), '415 Unsupported Media Type'),
     notAcceptable: text(406, responseExampleText(model, 406, 'text/html'), '406 "Not Acceptable"'),
     invalidJsonHtml: text(400, responseExampleText(model, 400, 'text/html'), '400 "Bad Request" (text/html)'),

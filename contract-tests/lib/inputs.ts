@@ -3,6 +3,7 @@
 // the property tests, so both predict the same answers.
 import type { Answers, Expectation } from './expected.ts';
 import { either, one } from './expected.ts';
+import { decodeId } from './ids.ts';
 import type { FieldModel } from './operations.ts';
 
 export type WrongInput = { label: string; value: unknown; expectation: Expectation; source: string };
@@ -71,4 +72,87 @@ export function wrongInputs(field: FieldModel, a: Answers): WrongInput[] {
 /** An unknown field: 400 `Unknown input field` or production's alternative 500 (REFERENCE.md decision 2). */
 export function unknownFieldAnswer(name: string, a: Answers): Expectation {
   return either(a.unknownField(name), a.decodingCrash);
+}
+
+/**
+ * What production does with one input value before the token is read, by the same rules as `wrongInputs` (the
+ * decoding steps of transport-auth-errors.md; test/predict.test.ts holds the two together):
+ * - `valid`: decoded; `refers` when it names other records (a mention, a person to subscribe) that may not exist, so
+ *   the operation may still fail with 500 after the token;
+ * - `rejected`: answered before the token, with this expectation;
+ * - `fails`: decoded, but the operation fails after the token (500; REFERENCE.md error table, the service's body);
+ * - `unknown`: a value the suite's model does not cover.
+ */
+export type InputVerdict =
+  | { kind: 'valid'; refers: boolean }
+  | { kind: 'rejected'; expectation: Expectation; source: string }
+  | { kind: 'fails'; source: string }
+  | { kind: 'unknown' };
+
+const TABLE = 'transport-auth-errors.md, error table';
+const valid: InputVerdict = { kind: 'valid', refers: false };
+const rejected = (expectation: Expectation, source: string): InputVerdict => ({ kind: 'rejected', expectation, source });
+
+/** Whether a rich-text document mentions anyone (every mentioned person is looked up and subscribed). */
+function mentions(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(mentions);
+  if (typeof node !== 'object' || node === null) return false;
+  return Object.entries(node).some(([key, value]) => (key === 'type' && value === 'mention') || mentions(value));
+}
+
+/** Production's treatment of `value` in `field` (see InputVerdict). `fitsSchema` says whether the field's own schema accepts it. */
+export function inputVerdict(field: FieldModel, value: unknown, a: Answers, fitsSchema: (value: unknown) => boolean): InputVerdict {
+  if (value === null) return field.nullable ? valid : rejected(one(a.nullField(field.name)), `${TABLE} #13`);
+  switch (field.kind) {
+    case 'string':
+      if (typeof value !== 'string') return rejected(one(a.unknownType('string')), `${TABLE} #14`);
+      return fitsSchema(value) ? valid : { kind: 'fails', source: `a ${field.name} the spec refuses (${JSON.stringify(value)}) makes the operation fail after the token (REFERENCE.md, the 500 after the token)` };
+    case 'boolean':
+      return typeof value === 'boolean' ? valid : rejected(one(a.unknownType('boolean')), `${TABLE} #15`);
+    case 'enum': {
+      const values = field.enumValues ?? [];
+      if (typeof value === 'string' && values.includes(value)) return valid;
+      if (typeof value === 'object') return Array.isArray(value) ? { kind: 'unknown' } : rejected(one(a.decodingCrash), 'transport-auth-errors.md, The decoding steps (enum)');
+      // "nil" becomes the atom nil, and a fraction prints in Elixir's own way: not modelled.
+      if (value === 'nil' || (typeof value === 'number' && !Number.isInteger(value))) return { kind: 'unknown' };
+      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return { kind: 'unknown' };
+      return rejected(one(a.invalidEnum(field.enumName ?? field.name, printed(value), values)), `${TABLE} #16`);
+    }
+    case 'id': {
+      if (typeof value !== 'string') return rejected(one(a.decodingCrash), `${TABLE} #18`);
+      const decoded = decodeId(value);
+      if (decoded.kind === 'null') return rejected(one(a.nullField(field.name)), `${TABLE} #13`);
+      if (decoded.kind === 'undecodable') return rejected(one(a.notFound), `${TABLE} #17`);
+      if (decoded.kind === 'crash') return rejected(one(a.decodingCrash), `${TABLE} #18`);
+      return valid;
+    }
+    case 'rich-text': {
+      if (typeof value !== 'string') return rejected(one(a.decodingCrash), `${TABLE} #19`);
+      let document: unknown;
+      try {
+        document = JSON.parse(value);
+      } catch {
+        return rejected(one(a.decodingCrash), `${TABLE} #19`);
+      }
+      if (document === null) return field.nullable ? valid : rejected(one(a.nullField(field.name)), `${TABLE} #13`);
+      if (typeof document !== 'object' || Array.isArray(document)) return { kind: 'fails', source: `a ${field.name} that is JSON but not a document makes the operation fail after the token (REFERENCE.md, the 500 after the token)` };
+      return { kind: 'valid', refers: mentions(document) };
+    }
+    case 'id-list': {
+      if (!Array.isArray(value)) return rejected(one(a.decodingCrash), `${TABLE} #20`);
+      let refers = false;
+      for (const item of value) {
+        if (item === null) return { kind: 'fails', source: `null in ${field.name} makes the operation fail after the token (REFERENCE.md, the 500 after the token)` };
+        if (typeof item !== 'string') return { kind: 'unknown' };
+        const decoded = decodeId(item);
+        if (decoded.kind === 'undecodable') return rejected(one(a.notFound), `${TABLE} #17`);
+        if (decoded.kind === 'crash') return rejected(one(a.decodingCrash), `${TABLE} #18`);
+        if (decoded.kind !== 'uuid') return { kind: 'unknown' };
+        refers = true;
+      }
+      return { kind: 'valid', refers };
+    }
+    default:
+      return { kind: 'unknown' };
+  }
 }

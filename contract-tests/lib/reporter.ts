@@ -94,6 +94,7 @@ export default class ContractReporter implements Reporter {
       lines.push(`server: ${provided.config.baseUrl}${provided.mock ? ` (this package's mock${provided.mockSession ? `, session ${provided.mockSession}` : ''})` : ''}`);
       const fromMock = Object.entries(provided.sources).filter(([, s]) => s === 'mock').map(([v]) => v);
       if (fromMock.length > 0) lines.push(`read from GET /__mock/fixtures: ${fromMock.join(', ')}`);
+      for (const note of provided.notes) lines.push(`✗ before the run: ${note}`);
     }
 
     // Every failed rule is named. A failure that is about no request in particular (the server could not be reached)
@@ -148,7 +149,9 @@ export default class ContractReporter implements Reporter {
     }
     if (seeds.size > 0) lines.push('', `property tests ran with seed ${[...seeds].join(', ')}: replay them with CONTRACT_SEED=${[...seeds][0] ?? ''} (and the same CONTRACT_NUM_RUNS and filters)`);
     const errors = moduleErrors.length + unhandledErrors.length;
-    const ok = total.failed === 0 && errors === 0;
+    const strict = provided?.config.strict === true;
+    if (strict && total.skipped > 0) lines.push('', `strict (CONTRACT_STRICT=1 or --strict): the ${total.skipped} skipped test${total.skipped === 1 ? '' : 's'} above count${total.skipped === 1 ? 's' : ''} as failures; give the variables they need`);
+    const ok = total.failed === 0 && errors === 0 && !(strict && total.skipped > 0);
     lines.push('', `contract: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped, ${warningCount} warnings${errors ? `, ${errors} errors` : ''} — ${ok ? 'PASS' : 'FAIL'}`, '');
     this.result = { ...total, warnings: warningCount, errors, rows };
     this.#write(lines.join('\n'));

@@ -24,9 +24,40 @@ function serverNow(exchange: Exchange): { now: number; from: string } {
 
 const at = (...path: string[]): string[] => ['response', 'body', ...path];
 
+/** How far a server-set "now" may be from the server's clock (its Date header has second precision). */
+const NOW_SLACK_MS = 120_000;
+
+/** A timestamp that a write sets to "now": a violation when it is not within NOW_SLACK_MS of the server's clock. */
+function isNow(exchange: Exchange, value: unknown, where: string[], code: string, rule: string): Violation[] {
+  if (typeof value !== 'string') return [];
+  const when = Date.parse(value);
+  if (Number.isNaN(when)) return [];
+  const { now, from } = serverNow(exchange);
+  if (Math.abs(when - now) <= NOW_SLACK_MS) return [];
+  return [violation(where, code, `${rule}, but it is ${value}, ${Math.round(Math.abs(now - when) / 1000)} s from now (${new Date(now).toISOString()}, by ${from})`)];
+}
+
+/** A successful write needs edit access (REFERENCE.md decision 3), so the caller's permissions in the answer say so. */
+function canEdit(entity: Json, key: string): Violation[] {
+  const permissions = entity['permissions'];
+  if (!isObject(permissions) || permissions['can_edit'] !== false) return [];
+  return [violation(at(key, 'permissions', 'can_edit'), 'state.permissions', `the write succeeded, so the caller can edit this ${key} (access level ≥ 70; REFERENCE.md decision 3), but permissions.can_edit is false`)];
+}
+
+/** The person a write is recorded against, where the answer names one: it must be the caller (CONTRACT_PERSON_ID). */
+function recordedAgainst(value: unknown, where: string[], caller: string | undefined, what: string): Violation[] {
+  if (caller === undefined || !isObject(value)) return [];
+  const id = value['id'];
+  if (typeof id !== 'string' || sameRecord(id, caller)) return [];
+  return [violation(where, 'state.caller', `${what} is the caller, the person of the token that made the write (CONTRACT_PERSON_ID = ${caller}; domain-and-shapes.md §3.4); got ${id}`)];
+}
+
 export type ResumeStory = 'paused' | 'active' | 'closed' | undefined;
 
-/** After resume: the same project, never paused, state/closed_at/success_status consistent, the check-in moved on. */
+/**
+ * After resume: the same project, never paused, state/closed_at/success_status consistent, status computed from them
+ * (domain-and-shapes.md §3.1), the check-in moved on, updated_at bumped, the caller able to edit.
+ */
 export function resumeRules(exchange: Exchange, sentId: string, story: ResumeStory): Violation[] {
   if (exchange.response.status !== 200) return [];
   const project = entity(exchange, 'project');
@@ -52,15 +83,39 @@ export function resumeRules(exchange: Exchange, sentId: string, story: ResumeSto
     const { now, from } = serverNow(exchange);
     const today = Math.floor(now / 86_400_000) * 86_400_000;
     const due = Date.parse(next);
-    if (!Number.isNaN(due) && due < today) out.push(violation(at('project', 'next_check_in_scheduled_at'), 'state.check-in', `resume moves an overdue check-in to the coming Friday (domain-and-shapes.md §3.2), but it is ${next}, before today (${new Date(today).toISOString().slice(0, 10)}, by ${from})`));
+    const day = (t: number): string => new Date(t).toISOString().slice(0, 10);
+    // The result is the next Friday after today, the next Friday after a due date of tomorrow, or a due date two or
+    // more days ahead, kept: always after today, and tomorrow only when tomorrow is that Friday.
+    if (!Number.isNaN(due) && due <= today) out.push(violation(at('project', 'next_check_in_scheduled_at'), 'state.check-in', `resume moves the check-in to a day after today, the coming Friday when it is due (domain-and-shapes.md §3.2), but it is ${next}, not after today (${day(today)}, by ${from})`));
+    else if (!Number.isNaN(due) && due - today < 2 * 86_400_000 && new Date(due).getUTCDay() !== 5) out.push(violation(at('project', 'next_check_in_scheduled_at'), 'state.check-in', `resume keeps a check-in only when it is due two or more days ahead, and otherwise moves it to a Friday (domain-and-shapes.md §3.2); got tomorrow, ${day(due)}, which is not a Friday`));
     if (!Number.isNaN(due) && due % 86_400_000 !== 0) out.push(violation(at('project', 'next_check_in_scheduled_at'), 'state.check-in', `resume schedules the check-in at 00:00:00 UTC (domain-and-shapes.md §3.2); got ${next}`));
   }
   if (project['is_outdated'] === true) out.push(violation(at('project', 'is_outdated'), 'state.outdated', 'resume moves the check-in forward, so a resumed project is not outdated (domain-and-shapes.md §3.1–3.2); got true'));
+
+  // status, computed in order: success_status when set, paused, outdated, the last check-in's status, pending (§3.1).
+  const status = project['status'];
+  if (typeof status === 'string') {
+    let expected: string | undefined;
+    let why = '';
+    if (closed && (successStatus === 'achieved' || successStatus === 'missed')) [expected, why] = [successStatus, 'a closed project has the status of its outcome (success_status)'];
+    else if (!closed && project['is_outdated'] === true) [expected, why] = ['outdated', 'an outdated project has status "outdated"'];
+    else if (!closed && project['is_outdated'] === false) {
+      const last = project['last_check_in'];
+      if (last === null) [expected, why] = ['pending', 'a project with no check-in has status "pending"'];
+      else if (isObject(last) && typeof last['status'] === 'string') [expected, why] = [last['status'], 'a resumed project that is not outdated has the status of its last check-in'];
+    }
+    if (expected !== undefined && status !== expected) out.push(violation(at('project', 'status'), 'state.status', `${why} (domain-and-shapes.md §3.1–3.2): expected ${JSON.stringify(expected)}; got ${JSON.stringify(status)}`));
+  }
+  out.push(...isNow(exchange, project['updated_at'], at('project', 'updated_at'), 'state.updated', 'resume bumps updated_at to now (domain-and-shapes.md §3.2)'));
+  out.push(...canEdit(project, 'project'));
   return out;
 }
 
-/** After close: the same goal, closed now, status = the success_status sent, success true only for "yes". */
-export function closeRules(exchange: Exchange, sent: Json): Violation[] {
+/**
+ * After close: the same goal, closed now, status = the success_status sent, success true only for "yes", updated_at
+ * not before closed_at, the retrospective the one just sent, and the close recorded against the caller.
+ */
+export function closeRules(exchange: Exchange, sent: Json, caller?: string): Violation[] {
   if (exchange.response.status !== 200) return [];
   const goal = entity(exchange, 'goal');
   if (!goal) return [];
@@ -76,16 +131,60 @@ export function closeRules(exchange: Exchange, sent: Json): Violation[] {
     const when = Date.parse(closedAt);
     const slack = 120_000;
     if (!Number.isNaN(when) && (when > now + slack || when < now - slack)) out.push(violation(at('goal', 'closed_at'), 'state.close', `close sets closed_at to now (REFERENCE.md decision 3; closing again overwrites it), but it is ${closedAt}, ${Math.round(Math.abs(now - when) / 1000)} s from now (${new Date(now).toISOString()}, by ${from})`));
+    const updatedAt = goal['updated_at'];
+    if (typeof updatedAt === 'string' && Date.parse(updatedAt) < Date.parse(closedAt)) out.push(violation(at('goal', 'updated_at'), 'state.updated', `close bumps updated_at in the same write, so it is not before closed_at (domain-and-shapes.md §2.2): updated_at ${updatedAt}, closed_at ${closedAt}`));
   }
   if (status !== sent['success_status']) out.push(violation(at('goal', 'status'), 'state.close-status', `status follows the success_status sent (${JSON.stringify(sent['success_status'])}) (REFERENCE.md decision 3); got ${JSON.stringify(status)}`));
   const expectedSuccess = sent['success'] === 'yes';
   if (success !== expectedSuccess) out.push(violation(at('goal', 'success'), 'state.close-success', `success is true only when the success sent is exactly "yes" (sent ${JSON.stringify(sent['success'])}; REFERENCE.md decision 4); got ${JSON.stringify(success)}`));
+
+  // The retrospective is rebuilt from this close's thread: the text sent, written now, by the closer (§3.4).
+  const retrospective = goal['retrospective'];
+  if (isObject(retrospective)) {
+    const sentText = parsedJson(sent['retrospective']);
+    const content = parsedJson(retrospective['content']);
+    if (sentText !== undefined && content !== undefined && JSON.stringify(content) !== JSON.stringify(sentText)) {
+      out.push(violation(at('goal', 'retrospective', 'content'), 'state.retrospective', `the goal's retrospective is the one just sent (the newest goal_closing thread; domain-and-shapes.md §3.4); got ${JSON.stringify(retrospective['content']).slice(0, 120)}`));
+    }
+    out.push(...isNow(exchange, retrospective['inserted_at'], at('goal', 'retrospective', 'inserted_at'), 'state.retrospective', 'the retrospective is the thread this close just wrote (domain-and-shapes.md §3.4)'));
+    out.push(...recordedAgainst(retrospective['author'], at('goal', 'retrospective', 'author', 'id'), caller, "the retrospective's author"));
+  }
+  out.push(...recordedAgainst(goal['closed_by'], at('goal', 'closed_by', 'id'), caller, 'closed_by'));
+  out.push(...canEdit(goal, 'goal'));
   return out;
 }
 
-/** The state rules of each operation, keyed by operationId (complete by construction). */
+/** A rich-text string's document (key order is not significant), or undefined when it is not JSON. */
+function parsedJson(value: unknown): unknown {
+  if (typeof value !== 'string') return undefined;
+  try {
+    return sortKeys(JSON.parse(value));
+  } catch {
+    return undefined;
+  }
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (!isObject(value)) return value;
+  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys(value[k])]));
+}
+
+/**
+ * Where an operation's 200 answer names the person the write is recorded against (empty: it names none). Resume's
+ * answer names nobody for the resume itself; close's names the closer twice.
+ */
+export const CALLER_FIELDS = {
+  resumeProject: [],
+  closeGoal: ['goal.closed_by', 'goal.retrospective.author'],
+} satisfies { [K in OperationId]: string[] };
+
+/**
+ * The state rules of each operation, keyed by operationId (complete by construction): the exchange, the body sent,
+ * the fixture story of the record (undefined when unknown), and the caller's person id when known.
+ */
 export const STATE_RULES = {
   resumeProject: (exchange: Exchange, sent: Json, story: string | undefined) =>
     resumeRules(exchange, typeof sent['project_id'] === 'string' ? sent['project_id'] : '', story === 'paused' || story === 'active' || story === 'closed' ? story : undefined),
-  closeGoal: (exchange: Exchange, sent: Json) => closeRules(exchange, sent),
-} satisfies { [K in OperationId]: (exchange: Exchange, sent: Json, story: string | undefined) => Violation[] };
+  closeGoal: (exchange: Exchange, sent: Json, _story: string | undefined, caller?: string) => closeRules(exchange, sent, caller),
+} satisfies { [K in OperationId]: (exchange: Exchange, sent: Json, story: string | undefined, caller?: string) => Violation[] };

@@ -3,7 +3,7 @@
 // handed to the test files; a plain, serializable value.
 import { isObject } from '../../spec/lib/openapi.ts';
 import { createClient, RequestTimeout, TransportError, type ApiRequest } from './client.ts';
-import { PERSONAS, RECORD_STORIES, recordVariable, tokenVariable, type ContractConfig, type Persona, type RecordGroup, type RecordIds } from './env.ts';
+import { PERSONAS, personVariable, RECORD_STORIES, recordVariable, tokenVariable, type ContractConfig, type Persona, type RecordGroup, type RecordIds } from './env.ts';
 import { operationModels } from './operations.ts';
 
 export type ResolvedTarget = {
@@ -14,13 +14,17 @@ export type ResolvedTarget = {
   mockSession: string | undefined;
   tokens: Partial<Record<Persona, string>>;
   records: RecordIds;
+  /** The person id the full-access token acts as (CONTRACT_PERSON_ID, or the mock's people.full_access). */
+  person: string | undefined;
   /** Where each fixture variable's value came from. */
   sources: Record<string, 'env' | 'mock'>;
   /** Set when the server did not answer the first request: every test then fails at once with this reason. */
   unreachable: string | undefined;
+  /** What the preflight found wrong before any test ran (a refused token …): printed first, and in the summary. */
+  notes: string[];
 };
 
-type MockFixtures = { tokens: Record<string, string>; projects: Record<string, string>; goals: Record<string, string>; session: string | undefined };
+type MockFixtures = { tokens: Record<string, string>; projects: Record<string, string>; goals: Record<string, string>; people: Record<string, string>; session: string | undefined };
 
 function stringRecord(value: unknown): value is Record<string, string> {
   return isObject(value) && Object.values(value).every((v) => typeof v === 'string');
@@ -35,10 +39,10 @@ export function parseMockFixtures(text: string): MockFixtures | undefined {
     return undefined;
   }
   if (!isObject(value)) return undefined;
-  const { tokens, projects, goals, session } = value;
+  const { tokens, projects, goals, people, session } = value;
   if (!stringRecord(tokens) || !stringRecord(projects) || !stringRecord(goals)) return undefined;
   if (!PERSONAS.some((p) => typeof tokens[p] === 'string')) return undefined;
-  return { tokens, projects, goals, session: typeof session === 'string' ? session : undefined };
+  return { tokens, projects, goals, people: stringRecord(people) ? people : {}, session: typeof session === 'string' ? session : undefined };
 }
 
 export const MOCK_SESSION_HEADER = 'x-mock-session';
@@ -57,7 +61,8 @@ export async function resolveTarget(config: ContractConfig): Promise<ResolvedTar
   const records: RecordIds = { projects: { ...config.records.projects }, goals: { ...config.records.goals } };
   for (const persona of PERSONAS) if (tokens[persona] !== undefined) sources[tokenVariable(persona)] = 'env';
   for (const group of ['projects', 'goals'] as const) for (const story of Object.keys(records[group])) sources[recordVariable(group, story)] = 'env';
-  const resolved: ResolvedTarget = { config, mock: false, mockSession: undefined, tokens, records, sources, unreachable: undefined };
+  if (config.person !== undefined) sources[personVariable('full_access')] = 'env';
+  const resolved: ResolvedTarget = { config, mock: false, mockSession: undefined, tokens, records, person: config.person, sources, unreachable: undefined, notes: [] };
 
   // Preflight: one request without a token (a correct server answers 401 and changes nothing).
   const probe = probeRequest();
@@ -105,6 +110,11 @@ export async function resolveTarget(config: ContractConfig): Promise<ResolvedTar
   };
   fill('projects', fixtures.projects);
   fill('goals', fixtures.goals);
+  const person = fixtures.people['full_access'];
+  if (resolved.person === undefined && person !== undefined) {
+    resolved.person = person;
+    sources[personVariable('full_access')] = 'mock';
+  }
   return resolved;
 }
 

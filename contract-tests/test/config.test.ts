@@ -1,9 +1,10 @@
 // Configuration: every variable is validated at start, a bad one is exit 2 with one line naming it, there is no
 // default URL, writes to another machine need CONTRACT_ALLOW_WRITES=1, and a server that never answers fails the run
 // with a timeout instead of hanging it.
+import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_TIMEOUT_MS, knownVariables, readConfig, recordVariable, tokenVariable } from '../lib/env.ts';
-import { runContract, startHangingServer, summaryOf, type Running } from './support.ts';
+import { ConfigError, DEFAULT_TIMEOUT_MS, knownVariables, personVariable, readConfig, recordVariable, tokenVariable } from '../lib/env.ts';
+import { runContract, startHangingServer, startMock, summaryOf, withOutput, type Running } from './support.ts';
 
 const TOKEN = `opk_${'a'.repeat(43)}`;
 
@@ -56,11 +57,26 @@ describe('readConfig', () => {
     ['CONTRACT_TOKEN', ''],
     ['CONTRACT_TOKEN', `Bearer ${TOKEN}`],
     ['CONTRACT_READ_ONLY_TOKEN', 'two tokens'],
+    ['CONTRACT_TOKEN', 'opk_too-short'],
+    ['CONTRACT_TOKEN', `tok_${'a'.repeat(43)}`],
+    ['CONTRACT_SUSPENDED_TOKEN', `opk_${'a'.repeat(42)}!`],
+    ['CONTRACT_PERSON_ID', 'not a person!'],
+    ['CONTRACT_STRICT', 'yes'],
     ['CONTRACT_PAUSED_PROJECT_ID', 'not an id!'],
     ['CONTRACT_CLOSED_GOAL_ID', 'ends-with-a-dash-'],
     ['CONTRACT_REPORT', ''],
   ])('refuses a malformed %s (%j)', (name, value) => {
     expect(configError({ CONTRACT_BASE_URL: 'http://127.0.0.1:4010', [name]: value }).variable).toBe(name);
+  });
+
+  it("never shows a malformed token's value in the message", () => {
+    const error = configError({ CONTRACT_BASE_URL: 'http://127.0.0.1:4010', CONTRACT_TOKEN: 'my-secret-password' });
+    expect(error.message).toBe('CONTRACT_TOKEN: is not an API token: tokens are opk_ followed by 43 characters of A-Z a-z 0-9 _ - (47 in all); the value given has 18 characters and does not start with opk_');
+  });
+
+  it('reads CONTRACT_STRICT and the caller’s CONTRACT_PERSON_ID', () => {
+    expect(readConfig({ CONTRACT_BASE_URL: 'http://127.0.0.1:4010' })).toMatchObject({ strict: false, person: undefined });
+    expect(readConfig({ CONTRACT_BASE_URL: 'http://127.0.0.1:4010', CONTRACT_STRICT: '1', CONTRACT_PERSON_ID: 'alice-johnson-Gp5Ex7foYoYTHB47d4lHkh' })).toMatchObject({ strict: true, person: 'alice-johnson-Gp5Ex7foYoYTHB47d4lHkh' });
   });
 
   it('catches a misspelt variable and suggests the right one', () => {
@@ -74,7 +90,9 @@ describe('readConfig', () => {
     expect(tokenVariable('comment_only')).toBe('CONTRACT_COMMENT_ONLY_TOKEN');
     expect(recordVariable('projects', 'paused')).toBe('CONTRACT_PAUSED_PROJECT_ID');
     expect(recordVariable('goals', 'open')).toBe('CONTRACT_OPEN_GOAL_ID');
-    expect(knownVariables()).toEqual(expect.arrayContaining(['CONTRACT_BASE_URL', 'CONTRACT_SUSPENDED_TOKEN', 'CONTRACT_CLOSED_PROJECT_ID', 'CONTRACT_CLOSED_GOAL_ID', 'CONTRACT_ALLOW_WRITES', 'CONTRACT_REPORT', 'CONTRACT_TIMEOUT_MS']));
+    expect(personVariable('full_access')).toBe('CONTRACT_PERSON_ID');
+    expect(personVariable('comment_only')).toBe('CONTRACT_COMMENT_ONLY_PERSON_ID');
+    expect(knownVariables()).toEqual(expect.arrayContaining(['CONTRACT_BASE_URL', 'CONTRACT_SUSPENDED_TOKEN', 'CONTRACT_CLOSED_PROJECT_ID', 'CONTRACT_CLOSED_GOAL_ID', 'CONTRACT_ALLOW_WRITES', 'CONTRACT_REPORT', 'CONTRACT_TIMEOUT_MS', 'CONTRACT_STRICT', 'CONTRACT_PERSON_ID']));
   });
 });
 
@@ -85,7 +103,7 @@ describe('npm run contract with a bad configuration', () => {
     ['another machine without CONTRACT_ALLOW_WRITES', { CONTRACT_BASE_URL: 'https://staging.example.invalid' }, 'CONTRACT_ALLOW_WRITES'],
     ['a malformed CONTRACT_TIMEOUT_MS', { CONTRACT_BASE_URL: 'http://127.0.0.1:9', CONTRACT_TIMEOUT_MS: '5s' }, 'CONTRACT_TIMEOUT_MS'],
     ['a malformed id', { CONTRACT_BASE_URL: 'http://127.0.0.1:9', CONTRACT_OPEN_GOAL_ID: 'no such id!' }, 'CONTRACT_OPEN_GOAL_ID'],
-    ['nothing listening at CONTRACT_BASE_URL', { CONTRACT_BASE_URL: 'http://127.0.0.1:9' }, 'CONTRACT_BASE_URL'],
+    ['a malformed token', { CONTRACT_BASE_URL: 'http://127.0.0.1:9', CONTRACT_TOKEN: 'Bearer-opk-oops' }, 'CONTRACT_TOKEN'],
   ])('exits 2 with one line naming the variable: %s', { timeout: 120_000 }, async (_case, env, variable) => {
     // Generous: on a 2-core machine running the rest of npm test beside it, a child can wait long for a core.
     const run = await runContract(env, 90_000);
@@ -94,6 +112,12 @@ describe('npm run contract with a bad configuration', () => {
     const lines = run.stderr.trimEnd().split('\n');
     expect(lines, run.stderr).toHaveLength(1);
     expect(lines[0]).toMatch(new RegExp(`^contract: ${variable}: `));
+  });
+
+  it('names the fix when nothing listens at the URL', { timeout: 60_000 }, async () => {
+    const run = await runContract({ CONTRACT_BASE_URL: 'http://127.0.0.1:9' }, 30_000);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trimEnd()).toBe("contract: CONTRACT_BASE_URL: nothing is listening on 127.0.0.1:9 (connection refused): start the server there (this package's mock: npm start, which listens on http://127.0.0.1:4010) or point CONTRACT_BASE_URL at one that runs");
   });
 
   it('exits 2 naming an unknown suite file filter', { timeout: 60_000 }, async () => {
@@ -117,5 +141,77 @@ describe('npm run contract against a server that never answers', () => {
     expect(run.stdout).toContain('within 300 ms (CONTRACT_TIMEOUT_MS)');
     expect(summaryOf(run.stdout)?.passed).toBe(0);
     expect(run.ms).toBeLessThan(30_000);
+  });
+});
+
+describe('npm run contract against a server that is not this API', () => {
+  const servers: Server[] = [];
+  const serve = async (status: number, contentType: string, body: string): Promise<string> => {
+    const server = createServer((_req, res) => res.writeHead(status, { 'content-type': contentType }).end(body));
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const address = server.address();
+    return `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+  };
+  afterAll(() => servers.forEach((s) => s.close()));
+
+  it.each([
+    ['a web app that answers every request with an HTML page', 200, 'text/html; charset=utf-8', '<!doctype html><title>Sign in</title>', /^contract: CONTRACT_BASE_URL: http:\/\/127\.0\.0\.1:\d+ does not look like this API: it answered POST \/api\/external\/v1\/projects\/resume and POST \/api\/external\/v1\/goals\/close with an HTML page \(200\)/],
+    ['a server that answers 404 on both paths', 404, 'application/json', '{"message":"no route"}', /^contract: CONTRACT_BASE_URL: http:\/\/127\.0\.0\.1:\d+ does not look like this API: it answered 404 to POST \/api\/external\/v1\/projects\/resume and POST \/api\/external\/v1\/goals\/close; give the origin the spec's paths are appended to/],
+  ])('exits 2 and says so in one line: %s', { timeout: 60_000, concurrent: true }, async (_case, status, contentType, body, line) => {
+    const run = await runContract({ CONTRACT_BASE_URL: await serve(status, contentType, body) }, 30_000);
+    withOutput(run, () => {
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(run.stderr).toMatch(line);
+    });
+  });
+});
+
+describe('npm run contract: what is wrong comes first', () => {
+  let mock: Running;
+  let bare: Running;
+  beforeAll(async () => {
+    mock = await startMock({ validateResponses: false });
+    bare = await startMock({ validateResponses: false, control: false });
+  });
+  afterAll(async () => {
+    await mock.close();
+    await bare.close();
+  });
+
+  it('a refused CONTRACT_TOKEN is the first line of the run, and repeated in the summary (exit 1)', { timeout: 90_000 }, async () => {
+    const run = await runContract({ CONTRACT_BASE_URL: mock.url, CONTRACT_TOKEN: TOKEN }, 80_000, ['auth']);
+    withOutput(run, () => {
+      expect(run.code).toBe(1);
+      expect(run.stdout.split('\n')[0]).toBe(`contract: CONTRACT_TOKEN is refused: ${mock.url} answers 401 to it (POST /api/external/v1/projects/resume with {}, where a valid token gets 400 "Missing required fields"); the tests that need it will fail until it is a current API token of this server`);
+      expect(run.stdout).toMatch(/^✗ before the run: CONTRACT_TOKEN is refused: /m);
+      expect(run.stdout).not.toContain('CONTRACT_READ_ONLY_TOKEN is refused');
+    });
+  });
+
+  it('CONTRACT_STRICT=1 and --strict make a skipped test a failure (exit 1); without them the same run passes', { timeout: 90_000 }, async () => {
+    const [lenient, ...strict] = await Promise.all([
+      runContract({ CONTRACT_BASE_URL: bare.url }, 80_000, ['permissions']),
+      runContract({ CONTRACT_BASE_URL: bare.url, CONTRACT_STRICT: '1' }, 80_000, ['permissions']),
+      runContract({ CONTRACT_BASE_URL: bare.url }, 80_000, ['--strict', 'permissions']),
+    ]);
+    if (!lenient) throw new Error('no run');
+    withOutput(lenient, () => {
+      expect(lenient.code).toBe(0);
+      expect(summaryOf(lenient.stdout)).toMatchObject({ passed: 0, failed: 0 });
+    });
+    for (const run of strict) {
+      withOutput(run, () => {
+        expect(run.code).toBe(1);
+        expect(run.stdout).toMatch(/^strict \(CONTRACT_STRICT=1 or --strict\): the 6 skipped tests above count as failures; give the variables they need$/m);
+        expect(run.stdout).toMatch(/^contract: 0 passed, 0 failed, 6 skipped, 0 warnings — FAIL$/m);
+      });
+    }
+  });
+
+  it('withOutput adds the whole output of the run to a failed assertion', () => {
+    expect(() => withOutput({ code: 1, stdout: 'the run said this', stderr: '', ms: 5 }, () => expect(1).toBe(0))).toThrow(/── npm run contract exited 1 after 5 ms; its output ──\nthe run said this/);
   });
 });

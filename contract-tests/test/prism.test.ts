@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prismDocument } from '../../spec/tools/prism-spec.ts';
 import { isObject, loadDocument, pointerTo, resolvePointer } from '../../spec/lib/openapi.ts';
 import { operationModels } from '../lib/operations.ts';
-import { ROOT, runContract, summaryOf } from './support.ts';
+import { ROOT, runContract, summaryOf, withOutput } from './support.ts';
 
 const PRISM = join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js');
 
@@ -97,15 +97,18 @@ describe('npm run contract against Prism (prism mock on the spec)', () => {
       // Prism never answers a body that is not JSON: do not wait 5 s for each of those.
       CONTRACT_TIMEOUT_MS: '2500',
     });
-    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(1);
-    expect(summaryOf(run.stdout)?.failed).toBeGreaterThan(0);
-    for (const op of operationModels()) {
-      expect(run.stdout).toMatch(new RegExp(`^${op.operationId} +auth +\\d+ +[1-9]\\d* +\\d+ +✗$`, 'm'));
-      expect(run.stdout).toContain(`✗ FAIL ${op.operationId} > auth > An unknown token in production format (opk_ + 43 characters) is refused with 401`);
-      expect(run.stdout).toContain(`✗ FAIL ${op.operationId} > auth > A read-only token is refused with 403 "Read-only API tokens cannot execute mutations" in plain text`);
-      expect(run.stdout).toContain(`✗ FAIL ${op.operationId} > permissions > A suspended person's token is refused with 401`);
-    }
-    expect(run.stdout).toContain('expected 401 "Unauthorized" in plain text; got 200');
-    expect(run.stdout).toContain('expected 403 "Read-only API tokens cannot execute mutations" in plain text; got 200');
+    // A failure here prints the run's whole output (withOutput), so a flaky one can be read.
+    withOutput(run, () => {
+      expect(run.code).toBe(1);
+      expect(summaryOf(run.stdout)?.failed).toBeGreaterThan(0);
+      for (const op of operationModels()) {
+        expect(run.stdout).toMatch(new RegExp(`^${op.operationId} +auth +\\d+ +[1-9]\\d* +\\d+ +✗$`, 'm'));
+        expect(run.stdout).toContain(`✗ FAIL ${op.operationId} > auth > An unknown token in production format (opk_ + 43 characters) is refused with 401`);
+        expect(run.stdout).toContain(`✗ FAIL ${op.operationId} > auth > A read-only token is refused with 403 "Read-only API tokens cannot execute mutations" in plain text`);
+        expect(run.stdout).toContain(`✗ FAIL ${op.operationId} > permissions > A suspended person's token is refused with 401`);
+      }
+      expect(run.stdout).toContain('expected 401 "Unauthorized" in plain text; got 200');
+      expect(run.stdout).toContain('expected 403 "Read-only API tokens cannot execute mutations" in plain text; got 200');
+    });
   });
 });

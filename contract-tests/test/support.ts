@@ -121,6 +121,16 @@ export function runContract(env: Record<string, string>, timeoutMs = 120_000, ar
   });
 }
 
+/** Runs the assertions of `check`; when one fails, its message ends with the run's whole output, so it can be read. */
+export function withOutput(run: RunResult, check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    if (error instanceof Error) error.message = `${error.message}\n\n── npm run contract exited ${String(run.code)} after ${run.ms} ms; its output ──\n${run.stdout}\n${run.stderr}`;
+    throw error;
+  }
+}
+
 /** The closing line's counts: `contract: N passed, N failed, N skipped, N warnings`. */
 export function summaryOf(stdout: string): { passed: number; failed: number; skipped: number; warnings: number } | undefined {
   const match = /^contract: (\d+) passed, (\d+) failed, (\d+) skipped, (\d+) warnings/m.exec(stdout);
@@ -141,4 +151,46 @@ export async function limited<T>(limit: number, tasks: ReadonlyArray<() => Promi
   };
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
   return results;
+}
+
+
+
+export type Spawned = {
+  /** Everything printed so far (stdout and stderr). */
+  output(): string;
+  /** Resolves with the first match of `pattern` in stdout (rejects after `timeoutMs` or on exit). */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  exited: Promise<{ code: number | null; stdout: string; stderr: string }>;
+  kill(signal: NodeJS.Signals): void;
+};
+
+/** `npm run proxy -- <args>` (the CLI's `proxy` command) as a child process. */
+export function spawnProxy(args: ReadonlyArray<string>): Spawned {
+  const child = spawn(process.execPath, [CLI, 'proxy', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return {
+    output: () => `${stdout}${stderr}`,
+    waitFor: (pattern, timeoutMs = 30_000) =>
+      new Promise((resolve, reject) => {
+        const started = Date.now();
+        const poll = setInterval(() => {
+          const match = pattern.exec(stdout);
+          if (match) {
+            clearInterval(poll);
+            resolve(match);
+          } else if (child.exitCode !== null || Date.now() - started > timeoutMs) {
+            clearInterval(poll);
+            reject(new Error(`no ${pattern} in the proxy's output:\n${stdout}\n${stderr}`));
+          }
+        }, 20);
+      }),
+    exited,
+    kill: (signal) => {
+      if (child.exitCode === null) child.kill(signal);
+    },
+  };
 }

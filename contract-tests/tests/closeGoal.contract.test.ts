@@ -19,37 +19,37 @@ describe('closeGoal', () => {
     it('Closing an open goal as achieved closes it: is_closed true, closed_at now, status "achieved", success true (REFERENCE.md, decision 3)', async (ctx) => {
       const c = contract(ctx);
       const body = build('closeGoal', { goal_id: c.record('goals', 'open'), success: 'yes', success_status: 'achieved' }, 'achieved_goal');
-      await c.check({ op, body, auth: full }, one(success), (ex) => closeRules(ex, body));
+      await c.check({ op, body, auth: full }, one(success), (ex) => closeRules(ex, body, c.target.person));
     });
 
     it('Closing a goal as missed with success "no" gives status "missed" and success false (REFERENCE.md, decisions 3 and 4)', async (ctx) => {
       const c = contract(ctx);
       const body = build('closeGoal', { goal_id: c.record('goals', 'open') }, 'missed_goal');
-      await c.check({ op, body, auth: full }, one(success), (ex) => closeRules(ex, body));
+      await c.check({ op, body, auth: full }, one(success), (ex) => closeRules(ex, body, c.target.person));
     });
 
     it('success is true only for exactly "yes": "Yes" with achieved gives success false and status "achieved" (domain-and-shapes.md §2.2)', async (ctx) => {
       const c = contract(ctx);
       const body = build('closeGoal', { goal_id: c.record('goals', 'open'), success: 'Yes', success_status: 'achieved' }, 'achieved_goal');
-      await c.check({ op, body, auth: full }, one(success), (ex) => closeRules(ex, body));
+      await c.check({ op, body, auth: full }, one(success), (ex) => closeRules(ex, body, c.target.person));
     });
 
     it('status follows success_status, not success: "yes" with missed gives status "missed" and success true (domain-and-shapes.md §3.3)', async (ctx) => {
       const c = contract(ctx);
       const body = build('closeGoal', { goal_id: c.record('goals', 'open'), success: 'yes', success_status: 'missed' }, 'achieved_goal');
-      await c.check({ op, body, auth: full }, one(success), (ex) => closeRules(ex, body));
+      await c.check({ op, body, auth: full }, one(success), (ex) => closeRules(ex, body, c.target.person));
     });
 
     it('Closing a closed goal succeeds and overwrites the closing fields: status, success and closed_at (REFERENCE.md, decision 3)', async (ctx) => {
       const c = contract(ctx);
       const id = c.record('goals', 'closed');
       const missed = build('closeGoal', { goal_id: id, success: 'no', success_status: 'missed' }, 'achieved_goal');
-      const first = await c.check({ op, body: missed, auth: full }, one(success), (ex) => closeRules(ex, missed));
+      const first = await c.check({ op, body: missed, auth: full }, one(success), (ex) => closeRules(ex, missed, c.target.person));
       const achieved = build('closeGoal', { goal_id: id, success: 'yes', success_status: 'achieved' }, 'achieved_goal');
       await c.check({ op, body: achieved, auth: full }, one(success), (ex) => {
         const before = closedAtOf(first.json);
         const after = closedAtOf(ex.json);
-        const out = closeRules(ex, achieved);
+        const out = closeRules(ex, achieved, c.target.person);
         if (before !== undefined && after !== undefined && Date.parse(after) < Date.parse(before)) {
           out.push(violation(['response', 'body', 'goal', 'closed_at'], 'state.close-again', `closing again overwrites closed_at with the new time (domain-and-shapes.md §3.4); it went back from ${before} to ${after}`));
         }

@@ -35,7 +35,7 @@ for (const op of operationModels()) {
         const id = targetId(c, op);
         c.token('full_access');
         await holds(ctx, c, validBodies(op, id), async (body) => {
-          await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => STATE_RULES[op.operationId](ex, withField(body, op.targetField, id), story));
+          await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => STATE_RULES[op.operationId](ex, withField(body, op.targetField, id), story, c.target.person));
         });
       });
     });

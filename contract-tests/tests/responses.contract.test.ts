@@ -19,7 +19,7 @@ for (const op of operationModels()) {
           const body = baseBody(op, targetId(c, op), example.name);
           await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => [
             ...(ex.response.status >= 500 ? [violation(['response', 'status'], 'server-error', `valid input must never be a server error; got ${ex.response.status}`)] : []),
-            ...STATE_RULES[op.operationId](ex, body, story),
+            ...STATE_RULES[op.operationId](ex, body, story, c.target.person),
           ]);
         });
       }

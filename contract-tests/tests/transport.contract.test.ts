@@ -54,7 +54,7 @@ for (const op of operationModels()) {
         const c = contract(ctx);
         const id = targetId(c, op);
         const body = baseBody(op, id);
-        await c.check({ op, body: withoutField(body, op.targetField), path: `${op.path}?${op.targetField}=${encodeURIComponent(id)}`, auth: { persona: 'full_access' } }, one(success), (ex) => STATE_RULES[op.operationId](ex, body, PROFILES[op.operationId].target));
+        await c.check({ op, body: withoutField(body, op.targetField), path: `${op.path}?${op.targetField}=${encodeURIComponent(id)}`, auth: { persona: 'full_access' } }, one(success), (ex) => STATE_RULES[op.operationId](ex, body, PROFILES[op.operationId].target, c.target.person));
       });
 
       it(`Another method (PUT) is 405 "Method Not Allowed" in plain text, before the token (error table #6)`, async (ctx) => {

@@ -46,7 +46,7 @@ for (const op of operationModels()) {
         it(`null in the optional field "${field.name}" is accepted: 200 (transport-auth-errors.md, Field declarations)`, async (ctx) => {
           const c = contract(ctx);
           const body = withField(baseBody(op, targetId(c, op)), field.name, null);
-          await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => STATE_RULES[op.operationId](ex, body, story));
+          await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => STATE_RULES[op.operationId](ex, body, story, c.target.person));
         });
       }
 
@@ -54,7 +54,7 @@ for (const op of operationModels()) {
         const c = contract(ctx);
         const full = baseBody(op, targetId(c, op));
         const body = Object.fromEntries(op.required.map((f) => [f, full[f]]));
-        await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => STATE_RULES[op.operationId](ex, body, story));
+        await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => STATE_RULES[op.operationId](ex, body, story, c.target.person));
       });
 
       for (const field of op.fields) {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 const COMMANDS = {
   mock: 'the production-true mock server (what npm start runs)',
   contract: 'the contract suite against an implementation URL (exit 0 pass, 1 violation, 2 bad configuration)',
+  proxy: 'a validation proxy: forwards live traffic to --target and checks every exchange against the contract',
   docs: 'write the API reference as one self-contained HTML page',
 } as const;
 type Command = keyof typeof COMMANDS;
@@ -59,6 +60,9 @@ export async function main(argv: string[]): Promise<void> {
       return;
     case 'contract':
       await (await import('../../contract-tests/run.ts')).runContract(rest);
+      return;
+    case 'proxy':
+      await (await import('../../contract-tests/proxy/main.ts')).main(rest);
       return;
     case 'docs':
       await (await import('../../docs-site/command.ts')).runDocs(rest);

@@ -174,13 +174,14 @@ export const wrong = () => api.closeGoal({ goal_id: 'g', success: 'yes', retrosp
     expect(version.stdout.trim()).toBe(manifest.version);
     const help = await run('npx', ['--no-install', 'service-external-api', '--help'], { cwd: consumer });
     expect(help.status, explain(help)).toBe(0);
-    for (const command of ['mock', 'contract', 'docs']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['mock', 'contract', 'proxy', 'docs']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
     const unknown = await run('npx', ['--no-install', 'service-external-api', 'serve'], { cwd: consumer });
     expect(unknown.status).toBe(2);
-    expect(unknown.stderr).toMatch(/^error: unknown command "serve"; the commands are mock, contract, docs/m);
+    expect(unknown.stderr).toMatch(/^error: unknown command "serve"; the commands are mock, contract, proxy, docs/m);
   }, 60_000);
 
-  it('npx service-external-api mock --port 0 starts and answers; npx service-external-api contract against it passes', async () => {
+  it('npx service-external-api mock --port 0 starts and answers; contract against it passes; proxy in front of it forwards', async () => {
+    let proxy: ReturnType<typeof spawn> | undefined;
     const mock = spawn('npx', ['--no-install', 'service-external-api', 'mock', '--port', '0'], { cwd: consumer, env: { ...process.env, PATH: `${BIN}${delimiter}${process.env['PATH'] ?? ''}`, PORT: '' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let banner = '';
     mock.stdout?.setEncoding('utf8').on('data', (chunk: string) => (banner += chunk));
@@ -198,7 +199,26 @@ export const wrong = () => api.closeGoal({ goal_id: 'g', success: 'yes', retrosp
       expect(contract.status, explain(contract)).toBe(0);
       expect(contract.stdout).toMatch(/^contract: [1-9]\d* passed, 0 failed, 0 skipped, \d+ warnings(, 0 errors)? — PASS$/m);
       expect(readFileSync(report, 'utf8')).toMatch(/<testsuites [^>]*failures="0"/);
+
+      // The validation proxy in front of it: forwards a valid resume unchanged, and finds nothing to report.
+      const fixtures = (await (await fetch(`${url}/__mock/fixtures`)).json()) as { tokens: Record<string, string>; projects: Record<string, string> };
+      proxy = spawn('npx', ['--no-install', 'service-external-api', 'proxy', '--target', url, '--port', '0'], { cwd: consumer, env: { ...process.env, PATH: `${BIN}${delimiter}${process.env['PATH'] ?? ''}` }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      let proxyBanner = '';
+      proxy.stdout?.setEncoding('utf8').on('data', (chunk: string) => (proxyBanner += chunk));
+      proxy.stderr?.setEncoding('utf8').on('data', (chunk: string) => (proxyBanner += chunk));
+      while (!/^port: \d+/m.test(proxyBanner)) {
+        if (proxy.exitCode !== null || Date.now() > deadline + 30_000) throw new Error(`the proxy did not start: ${proxyBanner}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const proxyUrl = `http://127.0.0.1:${/^port: (\d+)/m.exec(proxyBanner)?.[1] ?? ''}`;
+      const resumed = await fetch(`${proxyUrl}/api/external/v1/projects/resume`, { method: 'POST', headers: { authorization: `Bearer ${fixtures.tokens['full_access'] ?? ''}`, 'content-type': 'application/json' }, body: JSON.stringify({ project_id: fixtures.projects['paused'], message: '{"type":"doc","content":[]}' }) });
+      expect(resumed.status).toBe(200);
+      expect(((await resumed.json()) as { project: { id: string } }).project.id).toBe(fixtures.projects['paused']);
+      expect(resumed.headers.get('x-contract-violations')).toBeNull();
+      const violations = await fetch(`${proxyUrl}/__proxy/violations`);
+      expect(violations.status).toBe(200);
     } finally {
+      if (proxy?.pid !== undefined) process.kill(-proxy.pid, 'SIGTERM');
       if (mock.pid !== undefined) process.kill(-mock.pid, 'SIGTERM');
     }
   }, 150_000);

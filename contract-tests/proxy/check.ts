@@ -1,0 +1,114 @@
+// One exchange through the proxy, checked by the suite's own core: the spec (conformance.ts checkResponse: status,
+// media type, body schema, documented headers), production's answer to this request as far as the request decides
+// it (predict.ts, with expected.ts's compare), and on a 200 the state rules (rules.ts), the caller's included when
+// the --tokens file names the person. Each violation is filed under the rule it breaks, for the summary and JUnit.
+import type { ApiRequest, ApiResponse } from '../lib/client.ts';
+import { checkResponse } from '../lib/conformance.ts';
+import { compare } from '../lib/expected.ts';
+import type { Exchange } from '../lib/harness.ts';
+import { firstHeader, predict, type Knowledge, type Prediction, type RawRequest, type Stage } from '../lib/predict.ts';
+import { CALLER_FIELDS, STATE_RULES } from '../lib/rules.ts';
+import { violation, type Violation } from '../lib/violations.ts';
+
+/** The rules the proxy checks, in the order reports list them. */
+export const RULES = {
+  'spec.status': 'The status is one the spec documents for the operation',
+  'spec.media-type': 'The Content-Type is the documented one (a success must have one; production’s error bodies may come without)',
+  'spec.schema': 'The body and the documented headers match the spec’s schemas (unknown fields are warnings)',
+  'answer.transport': 'Production’s answer to the transport: invalid JSON 400, Accept 406, Content-Type 415',
+  'answer.inputs': 'Production’s exact answer to a wrong or unknown input, before the token: an unknown field answered 200 is a violation',
+  'answer.token': 'No readable token, a refused or a suspended person’s token: 401 "Unauthorized" (a missing token answered 200 is a violation)',
+  'answer.read-only': 'A read-only token: 403 "Read-only API tokens cannot execute mutations" (answered 200 is a violation)',
+  'answer.missing-fields': 'Missing required fields: 400 naming them in declaration order',
+  'answer.record': 'The record and the persona decide: 404, 403 JSON or 200; valid input is never a 500',
+  state: 'A 200 keeps the state rules (REFERENCE.md decision 3; domain-and-shapes.md §3)',
+  caller: 'A 200 that names who wrote names the caller (the --tokens file’s people)',
+  timeout: 'The target answers within --timeout',
+} as const;
+export type Rule = keyof typeof RULES;
+export const RULE_ORDER: ReadonlyArray<Rule> = Object.keys(RULES).filter((k): k is Rule => Object.hasOwn(RULES, k));
+
+export type FiledViolation = Violation & { rule: Rule };
+
+export type Checked = {
+  operationId: string;
+  prediction: Prediction;
+  /** The rules this exchange was checked against (each counts once). */
+  rules: Rule[];
+  violations: FiledViolation[];
+};
+
+/** A response as the proxy received it: status, headers (lower-case names, repeats joined), body. */
+export type Received = { status: number; headers: Record<string, string>; body: Buffer };
+
+const ANSWER_RULE: Record<Stage, Rule | undefined> = {
+  transport: 'answer.transport',
+  inputs: 'answer.inputs',
+  token: 'answer.token',
+  'read-only': 'answer.read-only',
+  'missing-fields': 'answer.missing-fields',
+  record: 'answer.record',
+  unmodelled: undefined,
+};
+
+function ruleOf(code: string, answerRule: Rule): Rule {
+  if (code === 'status.undocumented' || code === 'operation.unknown') return 'spec.status';
+  if (code.startsWith('content-type.') || code.startsWith('body.')) return 'spec.media-type';
+  if (code.startsWith('expected.')) return answerRule;
+  if (code === 'state.caller') return 'caller';
+  if (code.startsWith('state.')) return 'state';
+  return 'spec.schema';
+}
+
+/** The ApiRequest the suite's helpers take (curl lines, the state rules), from the raw request. */
+export function apiRequest(request: RawRequest, skip: ReadonlySet<string> = new Set()): ApiRequest {
+  const headers: Record<string, string[]> = {};
+  for (const [name, value] of request.headers) {
+    const lower = name.toLowerCase();
+    if (skip.has(lower)) continue;
+    (headers[lower] ??= []).push(value);
+  }
+  const out: ApiRequest = { method: request.method, path: request.url, headers: Object.fromEntries(Object.entries(headers).map(([n, v]) => [n, v.length === 1 ? (v[0] ?? '') : v])) };
+  if (request.body !== undefined && request.body.length > 0) out.body = request.body;
+  return out;
+}
+
+/** Checks one exchange; undefined when the request calls no operation of the spec (it is forwarded unchecked). */
+export function checkExchange(request: RawRequest, received: Received, known: Knowledge & { person(persona: 'full_access'): string | undefined }): Checked | undefined {
+  const predicted = predict(request, known);
+  if (!predicted) return undefined;
+  // This package's mock answers `Prefer: code=…` / `example=…` with what was asked for (production ignores the header):
+  // such an answer is held to the spec only.
+  const forced = /\b(code|example)=/.test(firstHeader(request.headers, 'prefer') ?? '');
+  const prediction: Prediction = forced ? { op: predicted.op, stage: 'unmodelled', rule: 'an answer forced with the mock’s Prefer header' } : predicted;
+  const { op } = prediction;
+  const text = received.body.toString('utf8');
+  const response: ApiResponse = { status: received.status, headers: received.headers, text, bytes: received.body, durationMs: 0 };
+  const answerRule = ANSWER_RULE[prediction.stage];
+  const rules: Rule[] = ['spec.status', 'spec.media-type', 'spec.schema'];
+  const found: Violation[] = [...checkResponse(op.operationId, response)];
+
+  if (answerRule) rules.push(answerRule);
+  if (prediction.expectation) {
+    found.push(...compare(response, prediction.expectation).map((v) => ({ ...v, message: `${prediction.rule}: ${v.message}` })));
+  } else if (prediction.notSuccess && received.status === 200) {
+    found.push(violation(['response', 'status'], 'expected.status', `${prediction.rule}: a request with a defect is never 200`));
+  }
+
+  // The state rules, on a 200 that was a possible answer (a 200 that was not is already a violation above).
+  const successExpected = prediction.expectation?.alternatives.some((a) => a.status === 200) ?? false;
+  if (received.status === 200 && successExpected && prediction.params) {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    const exchange: Exchange = { request: apiRequest(request), response, violations: [], json };
+    const caller = prediction.who?.persona === 'full_access' ? known.person('full_access') : undefined;
+    rules.push('state');
+    if (caller !== undefined && CALLER_FIELDS[op.operationId].length > 0) rules.push('caller');
+    found.push(...STATE_RULES[op.operationId](exchange, prediction.params, prediction.story, caller));
+  }
+  return { operationId: op.operationId, prediction, rules, violations: found.map((v) => ({ ...v, rule: ruleOf(v.code, answerRule ?? 'answer.record') })) };
+}

@@ -1,0 +1,191 @@
+// What the proxy remembers: the last exchanges that broke the contract (a ring buffer of fixed size, so memory stays
+// bounded however long it runs), counts per operation × rule (a fixed set), and the JUnit report built from them.
+// Nothing here ever holds a token: entries are built by server.ts with secrets already replaced by $VARIABLES.
+import { formatLocation, formatViolation } from '../lib/violations.ts';
+import { CALLER_FIELDS } from '../lib/rules.ts';
+import { RULE_ORDER, RULES, type FiledViolation, type Rule } from './check.ts';
+
+export type Entry = {
+  seq: number;
+  at: string;
+  operation: string;
+  method: string;
+  path: string;
+  status: number;
+  /** The request as a curl line against the target, tokens as $VARIABLES. */
+  request: string;
+  /** Status, Content-Type, size and the start of the body. */
+  response: string;
+  /** The rule that decided the expected answer for this request. */
+  expected: string;
+  violations: Array<{ severity: FiledViolation['severity']; rule: Rule; code: string; location: string; message: string }>;
+  /** The violations as the suite prints them, one line each. */
+  lines: string[];
+};
+
+type Tally = { checked: number; failed: number; samples: string[] };
+
+export const DEFAULT_CAPACITY = 1000;
+const SAMPLES_PER_RULE = 5;
+
+export class ViolationLog {
+  readonly capacity: number;
+  readonly startedAt = new Date().toISOString();
+  #ring: Array<Entry | undefined>;
+  #next = 0;
+  #seq = 0;
+  #exchanges = 0;
+  #unchecked = 0;
+  #broken = 0;
+  #errors = 0;
+  #warnings = 0;
+  #upstreamErrors = 0;
+  #codes = new Map<string, number>();
+  #warningCodes = new Map<string, number>();
+  #operations = new Map<string, { exchanges: number; broken: number; rules: Map<Rule, Tally> }>();
+
+  constructor(capacity = DEFAULT_CAPACITY) {
+    this.capacity = capacity;
+    this.#ring = new Array<Entry | undefined>(capacity);
+  }
+
+  /** An exchange that called no operation of the spec (forwarded, not checked). */
+  unchecked(): void {
+    this.#exchanges++;
+    this.#unchecked++;
+  }
+
+  /** The target could not be reached, or the exchange broke off (502/504 from the proxy). */
+  upstreamError(): void {
+    this.#exchanges++;
+    this.#upstreamErrors++;
+  }
+
+  /** Counts a checked exchange; returns its entry (with its sequence number) when it broke the contract. */
+  record(operation: string, rules: ReadonlyArray<Rule>, violations: ReadonlyArray<FiledViolation>, describe: () => Omit<Entry, 'seq' | 'violations' | 'lines' | 'operation'>): Entry | undefined {
+    this.#exchanges++;
+    const op = this.#operations.get(operation) ?? { exchanges: 0, broken: 0, rules: new Map<Rule, Tally>() };
+    this.#operations.set(operation, op);
+    op.exchanges++;
+    const errors = violations.filter((v) => v.severity === 'error');
+    const warnings = violations.filter((v) => v.severity === 'warning');
+    this.#warnings += warnings.length;
+    for (const w of warnings) this.#warningCodes.set(w.code, (this.#warningCodes.get(w.code) ?? 0) + 1);
+    const failedRules = new Set(errors.map((v) => v.rule));
+    for (const rule of new Set([...rules, ...failedRules])) {
+      const tally = op.rules.get(rule) ?? { checked: 0, failed: 0, samples: [] };
+      op.rules.set(rule, tally);
+      tally.checked++;
+      if (failedRules.has(rule)) tally.failed++;
+    }
+    if (errors.length === 0) return undefined;
+    this.#broken++;
+    op.broken++;
+    this.#errors += errors.length;
+    for (const v of errors) this.#codes.set(v.code, (this.#codes.get(v.code) ?? 0) + 1);
+    const seq = ++this.#seq;
+    const entry = describe();
+    const full: Entry = {
+      ...entry,
+      seq,
+      operation,
+      violations: violations.map((v) => ({ severity: v.severity, rule: v.rule, code: v.code, location: formatLocation(v.location), message: v.message })),
+      lines: [...errors, ...warnings].map(formatViolation),
+    };
+    for (const v of errors) {
+      const tally = op.rules.get(v.rule);
+      if (tally && tally.samples.length < SAMPLES_PER_RULE) tally.samples.push(`#${seq} ${entry.method} ${entry.path} → ${entry.status}: ${formatViolation(v)}\n  ${entry.request}`);
+    }
+    this.#ring[this.#next] = full;
+    this.#next = (this.#next + 1) % this.capacity;
+    return full;
+  }
+
+  /** The kept entries, oldest first; `since`: only those after that sequence number. */
+  entries(since = 0): Entry[] {
+    const out: Entry[] = [];
+    for (let i = 0; i < this.capacity; i++) {
+      const entry = this.#ring[(this.#next + i) % this.capacity];
+      if (entry && entry.seq > since) out.push(entry);
+    }
+    return out;
+  }
+
+  get broken(): number {
+    return this.#broken;
+  }
+
+  reset(): void {
+    this.#ring = new Array<Entry | undefined>(this.capacity);
+    this.#next = 0;
+    this.#exchanges = this.#unchecked = this.#broken = this.#errors = this.#warnings = this.#upstreamErrors = 0;
+    this.#codes.clear();
+    this.#warningCodes.clear();
+    this.#operations.clear();
+  }
+
+  summary(target: string, learnedTokens: number) {
+    const kept = this.entries().length;
+    return {
+      target,
+      started_at: this.startedAt,
+      exchanges: this.#exchanges,
+      checked: this.#exchanges - this.#unchecked - this.#upstreamErrors,
+      unchecked: this.#unchecked,
+      upstream_errors: this.#upstreamErrors,
+      broken: this.#broken,
+      violations: this.#errors,
+      warnings: this.#warnings,
+      by_code: Object.fromEntries([...this.#codes].sort((a, b) => b[1] - a[1])),
+      warnings_by_code: Object.fromEntries([...this.#warningCodes].sort((a, b) => b[1] - a[1])),
+      operations: Object.fromEntries(
+        [...this.#operations].map(([name, op]) => [
+          name,
+          { exchanges: op.exchanges, broken: op.broken, rules: Object.fromEntries(ruleOrder(op.rules).map(([rule, t]) => [rule, { checked: t.checked, failed: t.failed }])) },
+        ]),
+      ),
+      learned_tokens: learnedTokens,
+      buffer: { capacity: this.capacity, kept, dropped: this.#broken - kept },
+    };
+  }
+
+  /** JUnit XML: a test suite per operation, a test case per rule (failed with samples, or skipped when never checked). */
+  junit(target: string, operations: ReadonlyArray<string>): string {
+    const esc = (text: string): string => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+    const suites: string[] = [];
+    let tests = 0;
+    let failures = 0;
+    let skipped = 0;
+    for (const operation of operations) {
+      const op = this.#operations.get(operation);
+      const cases: string[] = [];
+      let suiteFailures = 0;
+      let suiteSkipped = 0;
+      for (const rule of RULE_ORDER) {
+        const description = RULES[rule];
+        const tally = op?.rules.get(rule);
+        const name = `${rule}: ${description}`;
+        if (!tally) {
+          suiteSkipped++;
+          const callerFields: Partial<Record<string, ReadonlyArray<string>>> = CALLER_FIELDS;
+          const why = rule === 'caller' && callerFields[operation]?.length === 0 ? `${operation}'s answer names no caller` : 'no exchange through the proxy exercised it';
+          cases.push(`    <testcase classname="${esc(operation)}" name="${esc(name)}" time="0"><skipped message="${esc(why)}"/></testcase>`);
+        } else if (tally.failed > 0) {
+          suiteFailures++;
+          cases.push(`    <testcase classname="${esc(operation)}" name="${esc(name)}" time="0">\n      <failure message="${esc(`${tally.failed} of ${tally.checked} exchanges broke it`)}">${esc(tally.samples.join('\n'))}</failure>\n    </testcase>`);
+        } else {
+          cases.push(`    <testcase classname="${esc(operation)}" name="${esc(name)}" time="0"><system-out>${tally.checked} exchanges</system-out></testcase>`);
+        }
+      }
+      tests += cases.length;
+      failures += suiteFailures;
+      skipped += suiteSkipped;
+      suites.push(`  <testsuite name="${esc(operation)}" tests="${cases.length}" failures="${suiteFailures}" errors="0" skipped="${suiteSkipped}" timestamp="${this.startedAt}">\n${cases.join('\n')}\n  </testsuite>`);
+    }
+    return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${esc(`contract proxy → ${target}`)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}">\n${suites.join('\n')}\n</testsuites>\n`;
+  }
+}
+
+function ruleOrder(rules: Map<Rule, Tally>): Array<[Rule, Tally]> {
+  return [...rules].sort((a, b) => RULE_ORDER.indexOf(a[0]) - RULE_ORDER.indexOf(b[0]));
+}

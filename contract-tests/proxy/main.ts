@@ -1,0 +1,172 @@
+// The validation proxy's command line: `npm run proxy -- --target URL [options]`, also `service-external-api proxy`.
+// `main(argv)` parses the options (a bad one is exit 2 with one line), listens, prints the URL and each exchange that
+// broke the contract, and on SIGINT/SIGTERM writes the JUnit report (--report) and closes. Importing this module does
+// nothing; the package's command line (mock/src/cli.ts) calls main.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { RULES } from './check.ts';
+import { parseFixtures, TokenKnowledge } from './knowledge.ts';
+import { DEFAULT_CAPACITY } from './log.ts';
+import { createValidationProxy, DEFAULT_TIMEOUT_MS, VIOLATIONS_HEADER } from './server.ts';
+
+export const DEFAULT_PORT = 4020;
+
+const USAGE = `Usage: npm run proxy -- --target URL [options]     (or: service-external-api proxy --target URL …)
+
+Forwards every request to URL unchanged and checks each answer against the spec and production's rules; an answer
+that breaks the contract gets the header ${VIOLATIONS_HEADER}: <count>.
+
+  --target URL        the server to check (required), e.g. https://staging.example.com or http://127.0.0.1:4010
+  --port N            port to listen on (default ${DEFAULT_PORT}); 0 picks a free port
+  --host H            address to bind (default 127.0.0.1)
+  --tokens FILE       JSON persona → token ({"full_access": "opk_…", "read_only": "opk_…", …}), or the mock's
+                      GET /__mock/fixtures document (tokens, records, people): adds the persona rules
+  --report FILE       write a JUnit XML report (one test case per operation and rule) there on exit
+  --max-violations N  exchanges with violations kept for GET /__proxy/violations (default ${DEFAULT_CAPACITY}; the oldest go first)
+  --timeout MS        answer 504 and record a violation when the target has not answered within MS (default ${DEFAULT_TIMEOUT_MS})
+  --quiet             do not print each exchange that broke the contract
+  --help              show this help
+
+Endpoints: GET /__proxy/violations, GET /__proxy/summary, POST /__proxy/reset. See contract-tests/README.md.`;
+
+function fail(message: string): never {
+  process.stderr.write(`proxy: ${message}\n`);
+  process.exit(2);
+}
+
+function integer(value: string, name: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value)) fail(`${name} must be a whole number, got "${value}"`);
+  const n = Number(value);
+  if (n < min || n > max) fail(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    options: {
+      target: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      tokens: { type: 'string' },
+      report: { type: 'string' },
+      'max-violations': { type: 'string' },
+      timeout: { type: 'string' },
+      quiet: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+}
+
+/** Runs the proxy until SIGINT/SIGTERM (then exits 0); exits 2 on a bad option. */
+export async function main(argv: string[]): Promise<void> {
+  let args: ReturnType<typeof parse>;
+  try {
+    args = parse(argv);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const option = /option '([^']+)'/i.exec(message)?.[1];
+    fail(option ? `unknown option ${option} (see --help)` : `${message.split('\n')[0] ?? ''} (see --help)`);
+  }
+  const values = args.values;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+
+  if (values.target === undefined) fail('--target is required: the URL of the server to check, e.g. --target http://127.0.0.1:4010');
+  let target: URL;
+  try {
+    target = new URL(values.target);
+  } catch {
+    fail(`--target is not a URL: "${values.target}" (e.g. https://staging.example.com)`);
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') fail(`--target must start with http:// or https://, got "${values.target}"`);
+  if (target.username || target.password || target.search || target.hash) fail('--target must be an origin (and path), without credentials, query or fragment');
+  const port = integer(values.port ?? String(DEFAULT_PORT), '--port', 0, 65535);
+  const host = values.host ?? '127.0.0.1';
+  if (host.trim() === '') fail('--host must not be empty');
+  const capacity = values['max-violations'] === undefined ? DEFAULT_CAPACITY : integer(values['max-violations'], '--max-violations', 1, 1_000_000);
+  const timeoutMs = values.timeout === undefined ? DEFAULT_TIMEOUT_MS : integer(values.timeout, '--timeout', 1, 3_600_000);
+
+  let knowledge = new TokenKnowledge();
+  if (values.tokens !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(values.tokens, 'utf8');
+    } catch (error) {
+      fail(`cannot read --tokens ${values.tokens}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const parsed = parseFixtures(text);
+    if (!parsed.ok) fail(`--tokens ${values.tokens}: ${parsed.error}`);
+    knowledge = new TokenKnowledge(parsed.fixtures);
+  }
+  const report = values.report === undefined ? undefined : resolve(values.report);
+  if (report !== undefined) {
+    try {
+      mkdirSync(dirname(report), { recursive: true });
+    } catch (error) {
+      fail(`--report: cannot create the directory of ${values.report}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  const quiet = values.quiet === true;
+  const proxy = createValidationProxy({
+    target: target.href,
+    knowledge,
+    capacity,
+    timeoutMs,
+    onViolation: (entry) => {
+      if (quiet) return;
+      const errors = entry.violations.filter((v) => v.severity === 'error').length;
+      const lines = [`✗ #${entry.seq} ${entry.operation}: ${entry.method} ${entry.path} → ${entry.status} (${errors} violation${errors === 1 ? '' : 's'})`, ...entry.lines.map((l) => `  ${l}`), `  request: ${entry.request}`];
+      process.stdout.write(`${lines.join('\n')}\n`);
+    },
+  });
+  let url: string;
+  try {
+    url = await proxy.listen(port, host);
+  } catch (error) {
+    const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+    if (code === 'EADDRINUSE') fail(`port ${port} on ${host} is already in use (choose another with --port)`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') fail(`cannot bind to ${host} (${code})`);
+    fail(`cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const origin = `${target.origin}${target.pathname.replace(/\/+$/, '')}`;
+  const lines = [
+    `proxy listening on ${url} → ${origin}`,
+    `port: ${new URL(url).port}`,
+    `checks: ${Object.keys(RULES).join(', ')}${knowledge.hasTokens ? ' (with the personas of --tokens)' : ' (personas only as the traffic shows them: give --tokens for the persona rules)'}`,
+    `violations: GET ${url}/__proxy/violations · summary: GET ${url}/__proxy/summary · reset: POST ${url}/__proxy/reset${report ? ` · JUnit on exit: ${report}` : ''}`,
+  ];
+  if (!['127.0.0.1', '::1', 'localhost'].includes(host)) lines.push(`warning: bound to ${host}, not loopback: anyone who can reach this address can send requests through it`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  await new Promise<void>((done) => {
+    let closing = false;
+    const shutdown = (signal: string): void => {
+      if (closing) return;
+      closing = true;
+      const summary = proxy.log.summary(origin, knowledge.learned);
+      if (report !== undefined) {
+        try {
+          writeFileSync(report, proxy.junit());
+        } catch (error) {
+          process.stderr.write(`proxy: cannot write --report ${report}: ${error instanceof Error ? error.message : String(error)}\n`);
+        }
+      }
+      const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+      process.stdout.write(`${signal}: ${count(summary.checked, 'exchange')} checked, ${summary.broken} broke the contract (${count(summary.violations, 'violation')}, ${count(summary.warnings, 'warning')})${report ? `; JUnit report: ${report}` : ''}\n`);
+      setTimeout(() => process.exit(0), 2000).unref();
+      void proxy.close().then(() => {
+        done();
+        process.exit(0);
+      });
+    };
+    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+  });
+}

@@ -1,0 +1,363 @@
+// The validation proxy: forwards every request unchanged to the target (the body streamed as it arrives, over a
+// keep-alive agent, no header added; hop-by-hop headers dropped and Host set to the target's), passes the answer back
+// unchanged, and checks each exchange of an operation of the spec with the suite's core (check.ts). An answer that
+// broke the contract gets `X-Contract-Violations: <count>`; the exchange goes to the log (log.ts) with the request as a
+// curl line whose tokens are $VARIABLES. `/__proxy/violations`, `/__proxy/summary` and `POST /__proxy/reset` are the
+// proxy's own. No console output here: `onViolation` is the caller's (main.ts prints).
+import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { curlLine } from '../lib/client.ts';
+import { mediaTypeOf } from '../lib/conformance.ts';
+import { operationModels } from '../lib/operations.ts';
+import { firstHeader, tokenOf, type RawRequest } from '../lib/predict.ts';
+import { excerpt, violation } from '../lib/violations.ts';
+import { apiRequest, checkExchange, type FiledViolation, type Received } from './check.ts';
+import { TokenKnowledge } from './knowledge.ts';
+import { DEFAULT_CAPACITY, ViolationLog, type Entry } from './log.ts';
+
+export const VIOLATIONS_HEADER = 'X-Contract-Violations';
+export const DEFAULT_MAX_BODY = 1024 * 1024;
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export type ProxyOptions = {
+  /** The server to check: an origin, optionally with a path prefix (requests are forwarded under it). */
+  target: string;
+  knowledge?: TokenKnowledge;
+  /** Exchanges with violations kept for GET /__proxy/violations (a ring buffer). */
+  capacity?: number;
+  /** Bodies up to this size are checked; larger ones are forwarded unchecked. */
+  maxBodyBytes?: number;
+  /** An answer that has not come within this time is a 504 and a violation. */
+  timeoutMs?: number;
+  /** Called with each exchange that broke the contract (already free of tokens). */
+  onViolation?: (entry: Entry) => void;
+};
+
+export type ValidationProxy = {
+  server: Server;
+  log: ViolationLog;
+  knowledge: TokenKnowledge;
+  /** Listens; resolves with the proxy's URL. */
+  listen(port: number, host?: string): Promise<string>;
+  close(): Promise<void>;
+  /** The JUnit report of everything seen since the start (or the last reset). */
+  junit(): string;
+};
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy's own: never forwarded in either direction. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+function hopByHop(raw: ReadonlyArray<string>): Set<string> {
+  const out = new Set(HOP_BY_HOP);
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if ((raw[i] ?? '').toLowerCase() === 'connection') for (const name of (raw[i + 1] ?? '').split(',')) if (name.trim()) out.add(name.trim().toLowerCase());
+  }
+  return out;
+}
+
+/** Raw header pairs without the hop-by-hop ones. */
+function endToEnd(raw: ReadonlyArray<string>): Array<[string, string]> {
+  const skip = hopByHop(raw);
+  const out: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i] ?? '';
+    if (!skip.has(name.toLowerCase())) out.push([name, raw[i + 1] ?? '']);
+  }
+  return out;
+}
+
+function lowerJoined(pairs: ReadonlyArray<readonly [string, string]>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of pairs) {
+    const lower = name.toLowerCase();
+    out[lower] = Object.hasOwn(out, lower) ? `${out[lower]}, ${value}` : value;
+  }
+  return out;
+}
+
+const flat = (pairs: ReadonlyArray<readonly [string, string]>): string[] => pairs.flatMap(([n, v]) => [n, v]);
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  const body = `${JSON.stringify(value, null, 2)}\n`;
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** The proxy's own answer (502, 504): one line of plain text; `violations` counted in the header when there are some. */
+function sendLine(res: ServerResponse, status: number, line: string, violations = 0): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = `${line}\n`;
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), ...(violations > 0 ? { [VIOLATIONS_HEADER]: String(violations) } : {}) });
+  res.end(body);
+}
+
+export function createValidationProxy(options: ProxyOptions): ValidationProxy {
+  const target = new URL(options.target);
+  const prefix = target.pathname.replace(/\/+$/, '');
+  const secure = target.protocol === 'https:';
+  const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+  const send = secure ? httpsRequest : httpRequest;
+  const knowledge = options.knowledge ?? new TokenKnowledge();
+  const log = new ViolationLog(options.capacity ?? DEFAULT_CAPACITY);
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const origin = `${target.origin}${prefix}`;
+  const operations = operationModels().map((o) => o.operationId);
+
+  /** Secrets of one request (the credential of each Authorization header, cookies) and what to show instead. */
+  function secretsOf(request: RawRequest): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const [name, value] of request.headers) {
+      const lower = name.toLowerCase();
+      if (lower === 'authorization') {
+        const token = tokenOf(value);
+        const credential = token ?? value.trim().slice(value.trim().indexOf(' ') + 1).trim();
+        if (credential) out.set(credential, token ? knowledge.variable(token) : 'CREDENTIALS');
+      } else if (lower === 'cookie' || lower === 'x-api-key') {
+        if (value) out.set(value, lower === 'cookie' ? 'COOKIE' : 'API_KEY');
+      }
+    }
+    return out;
+  }
+
+  /** Replaces every secret in a text by $VARIABLE (secrets shorter than 8 characters only where they are whole words). */
+  function scrub(text: string, secrets: ReadonlyMap<string, string>): string {
+    let out = text;
+    for (const [secret, variable] of secrets) {
+      if (secret.length >= 8) out = out.split(secret).join(`$${variable}`);
+    }
+    return out;
+  }
+
+  function curl(request: RawRequest, secrets: ReadonlyMap<string, string>): string {
+    const shown = apiRequest(request, new Set(['host', 'content-length', ...HOP_BY_HOP]));
+    // Each secret becomes a placeholder curlLine knows as a secret, so it prints `$VARIABLE` inside double quotes.
+    const placeholders = new Map<string, string>();
+    let i = 0;
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(shown.headers)) {
+      const mask = (v: string): string => {
+        let masked = v;
+        for (const [secret, variable] of secrets) {
+          if (!masked.includes(secret)) continue;
+          const placeholder = `@@proxy-secret-${i++}@@`;
+          placeholders.set(placeholder, variable);
+          masked = masked.split(secret).join(placeholder);
+        }
+        return masked;
+      };
+      headers[name] = typeof value === 'string' ? mask(value) : value.map(mask);
+    }
+    const body = shown.body === undefined ? undefined : Buffer.isBuffer(shown.body) ? shown.body : Buffer.from(shown.body);
+    const line = curlLine(origin, { ...shown, headers, ...(body && body.length > 16_384 ? { body: `${body.subarray(0, 16_384).toString('utf8')}…` } : {}) }, placeholders);
+    return scrub(line, secrets);
+  }
+
+  function file(request: RawRequest, received: Received): { count: number; entry: Entry | undefined } {
+    const checked = checkExchange(request, received, knowledge);
+    if (!checked) {
+      log.unchecked();
+      return { count: 0, entry: undefined };
+    }
+    learn(request, received, checked.prediction.stage, checked.prediction.who !== undefined);
+    return logged(request, received, checked.operationId, checked.rules, checked.violations, checked.prediction.rule);
+  }
+
+  function logged(request: RawRequest, received: Received | undefined, operationId: string, rules: Parameters<ViolationLog['record']>[1], violations: ReadonlyArray<FiledViolation>, expected: string): { count: number; entry: Entry | undefined } {
+    const errors = violations.filter((v) => v.severity === 'error').length;
+    // Only an exchange that broke the contract is described (and kept): the rest is counted.
+    const secrets = errors > 0 ? secretsOf(request) : new Map<string, string>();
+    const clean = (v: FiledViolation): FiledViolation => ({ ...v, message: scrub(v.message, secrets) });
+    const entry = log.record(operationId, rules, errors > 0 ? violations.map(clean) : violations, () => {
+      const response = received ? `${received.status} ${mediaTypeOf(received.headers['content-type']) ?? '(no Content-Type)'}, ${received.body.length} bytes: ${excerpt(received.body.toString('utf8'), 300)}` : 'none';
+      return {
+        at: new Date().toISOString(),
+        method: request.method,
+        path: request.url.split('?')[0] ?? request.url,
+        status: received?.status ?? 0,
+        request: curl(request, secrets),
+        response: scrub(response, secrets),
+        expected: scrub(expected, secrets),
+      };
+    });
+    if (entry) options.onViolation?.(entry);
+    return { count: errors, entry };
+  }
+
+  /** A token the file does not name, answered with the read-only 403 or a 401 after the inputs passed, stays so. */
+  function learn(request: RawRequest, received: Received, stage: string, known: boolean): void {
+    if (known || (stage !== 'missing-fields' && stage !== 'record')) return;
+    const token = tokenOf(firstHeader(request.headers, 'authorization'));
+    if (token === undefined) return;
+    const text = received.body.toString('utf8');
+    if (received.status === 403 && text === 'Read-only API tokens cannot execute mutations') knowledge.learn(token, 'read_only');
+    else if (received.status === 401 && text === 'Unauthorized') knowledge.learn(token, 'suspended');
+  }
+
+  function control(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    const route = `${req.method ?? 'GET'} ${url.pathname.replace(/\/+$/, '')}`;
+    if (route === 'GET /__proxy/violations') {
+      const since = Number(url.searchParams.get('since') ?? '0');
+      const entries = log.entries(Number.isInteger(since) && since > 0 ? since : 0);
+      sendJson(res, 200, { target: origin, broken: log.broken, kept: entries.length, violations: entries });
+    } else if (route === 'GET /__proxy/summary') {
+      sendJson(res, 200, log.summary(origin, knowledge.learned));
+    } else if (route === 'POST /__proxy/reset') {
+      log.reset();
+      knowledge.forget();
+      sendJson(res, 200, { reset: true });
+    } else if (['/__proxy/violations', '/__proxy/summary', '/__proxy/reset'].includes(url.pathname.replace(/\/+$/, ''))) {
+      sendJson(res, 405, { error: 'Method not allowed', message: `${route} is not a proxy endpoint; use GET /__proxy/violations, GET /__proxy/summary or POST /__proxy/reset` });
+    } else {
+      sendJson(res, 404, { error: 'Not found', message: 'the proxy serves GET /__proxy/violations, GET /__proxy/summary and POST /__proxy/reset' });
+    }
+  }
+
+  function forward(req: IncomingMessage, res: ServerResponse): void {
+    const requestHeaders = endToEnd(req.rawHeaders);
+    const upstreamHeaders = requestHeaders.map(([n, v]): [string, string] => (n.toLowerCase() === 'host' ? [n, target.host] : [n, v]));
+    if (!upstreamHeaders.some(([n]) => n.toLowerCase() === 'host')) upstreamHeaders.unshift(['Host', target.host]);
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let complete = false;
+    let tooLarge = false;
+    let finished = false;
+
+    const raw = (): RawRequest => ({ method: req.method ?? 'GET', url: req.url ?? '/', headers: requestHeaders, body: tooLarge ? undefined : Buffer.concat(chunks) });
+    const timer = setTimeout(() => {
+      if (finished) return;
+      finished = true;
+      upstream?.destroy();
+      const request = raw();
+      const checked = checkExchange(request, { status: 504, headers: {}, body: Buffer.alloc(0) }, knowledge);
+      let count = 0;
+      if (checked) {
+        const v: FiledViolation = { ...violation(['response'], 'timeout', `the target did not answer within ${timeoutMs} ms (--timeout)`), rule: 'timeout' };
+        count = logged(request, undefined, checked.operationId, ['timeout'], [v], checked.prediction.rule).count;
+      } else log.upstreamError();
+      sendLine(res, 504, `proxy: ${origin} did not answer ${req.method ?? 'GET'} ${req.url ?? '/'} within ${timeoutMs} ms`, count);
+    }, timeoutMs);
+    timer.unref();
+
+    let upstream: ReturnType<typeof send> | undefined;
+    const open = (retry: boolean): void => {
+      const request = send({ host: target.hostname, port: target.port, method: req.method, path: `${prefix}${req.url ?? '/'}`, headers: flat(upstreamHeaders), agent, setHost: false });
+      upstream = request;
+      request.on('response', (upstreamRes) => respond(upstreamRes));
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        if (finished) return;
+        // A kept-alive socket the target closed meanwhile: once more on a fresh one, when the whole body is at hand.
+        if (!retry && request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE') && complete && !tooLarge) {
+          open(true);
+          upstream?.end(Buffer.concat(chunks));
+          return;
+        }
+        finished = true;
+        clearTimeout(timer);
+        log.upstreamError();
+        sendLine(res, 502, `proxy: cannot reach ${origin} (${error.code ?? error.message})`);
+      });
+    };
+    open(false);
+
+    req.on('data', (chunk: Buffer) => {
+      if (!tooLarge) {
+        kept += chunk.length;
+        if (kept > maxBody) {
+          tooLarge = true;
+          chunks.length = 0;
+        } else chunks.push(chunk);
+      }
+      upstream?.write(chunk);
+    });
+    req.on('end', () => {
+      complete = true;
+      upstream?.end();
+    });
+    res.on('close', () => {
+      if (!res.writableFinished) {
+        finished = true;
+        clearTimeout(timer);
+        upstream?.destroy();
+      }
+    });
+
+    function respond(upstreamRes: IncomingMessage): void {
+      const headers = endToEnd(upstreamRes.rawHeaders);
+      const status = upstreamRes.statusCode ?? 502;
+      const body: Buffer[] = [];
+      let size = 0;
+      let streaming = false;
+      upstreamRes.on('data', (chunk: Buffer) => {
+        if (finished) return;
+        if (streaming) {
+          res.write(chunk);
+          return;
+        }
+        size += chunk.length;
+        body.push(chunk);
+        if (size > maxBody) {
+          // Too large to hold: stream the rest through, unchecked and without the header.
+          streaming = true;
+          res.writeHead(status, upstreamRes.statusMessage, flat(headers));
+          for (const part of body.splice(0)) res.write(part);
+        }
+      });
+      upstreamRes.on('end', () => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        if (streaming) {
+          log.unchecked();
+          res.end();
+          return;
+        }
+        const bytes = Buffer.concat(body);
+        const { count } = file(raw(), { status, headers: lowerJoined(headers), body: bytes });
+        const out = count > 0 ? [...headers, [VIOLATIONS_HEADER, String(count)] as [string, string]] : headers;
+        res.writeHead(status, upstreamRes.statusMessage, flat(out));
+        res.end(bytes);
+      });
+      upstreamRes.on('error', () => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        log.upstreamError();
+        sendLine(res, 502, `proxy: the answer from ${origin} broke off`);
+      });
+    }
+  }
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://proxy.invalid');
+    if (url.pathname === '/__proxy' || url.pathname.startsWith('/__proxy/')) return control(req, res, url);
+    forward(req, res);
+  });
+  server.keepAliveTimeout = 65_000;
+
+  return {
+    server,
+    log,
+    knowledge,
+    listen: (port, host = '127.0.0.1') =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          const address = server.address();
+          if (address === null || typeof address === 'string') return reject(new Error(`the proxy listens on ${String(address)}, not a TCP port`));
+          resolve(`http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`);
+        });
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        agent.destroy();
+      }),
+    junit: () => log.junit(origin, operations),
+  };
+}

@@ -1,0 +1,422 @@
+// Injected faults: each breaks one rule of production's behaviour in a proxy in front of the mock (support.ts
+// startFaultProxy). Shared by the suite's fault test (faults.test.ts: the suite must fail naming each one) and the
+// validation proxy's (proxy.test.ts: the proxy must report each one its smoke set reaches).
+import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
+import type { Fault, ProxiedReply, ProxiedRequest } from './support.ts';
+
+export type Tokens = Record<string, string>;
+/** One broken rule and the lines the suite's output must contain about it. */
+export type Injected = { name: string; fault: (tokens: Tokens) => Fault; expect: RegExp[] };
+export type Case = { name: string; faults: Injected[]; files?: string[]; env?: Record<string, string>; exit: 0 | 1 };
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const RESUME = /\/projects\/resume/;
+
+/** Rewrites the JSON body of 200 replies. */
+function on200(change: (body: JsonObject, req: ProxiedRequest) => void): Fault {
+  return {
+    response: (req, reply) => {
+      if (reply.status !== 200) return reply;
+      let body: unknown;
+      try {
+        body = JSON.parse(reply.body);
+      } catch {
+        return reply;
+      }
+      if (!isObject(body)) return reply;
+      change(body, req);
+      return { ...reply, body: JSON.stringify(body) };
+    },
+  };
+}
+function entity(body: JsonObject, key: string): JsonObject {
+  const value = body[key];
+  return isObject(value) ? value : {};
+}
+/** Replaces one persona's token by another's on the way in. */
+function swapToken(tokens: Tokens, from: string, to: string): Fault {
+  return {
+    request: (req) => {
+      const auth = req.headers['authorization'];
+      const source = tokens[from];
+      const target = tokens[to];
+      if (auth === undefined || source === undefined || target === undefined || !auth.includes(source)) return req;
+      return { ...req, headers: { ...req.headers, authorization: auth.replace(source, target) } };
+    },
+  };
+}
+function rewriteBody(change: (body: JsonObject) => void): Fault {
+  return {
+    request: (req) => {
+      let body: unknown;
+      try {
+        body = JSON.parse(req.body);
+      } catch {
+        return req;
+      }
+      if (!isObject(body)) return req;
+      change(body);
+      return { ...req, body: JSON.stringify(body) };
+    },
+  };
+}
+const reply = (status: number, body: string, headers: Record<string, string> = {}): ProxiedReply => ({ status, headers, body });
+
+/** Several faults at once: request rewrites in order (the first direct reply wins), then reply rewrites in order. */
+export function compose(faults: ReadonlyArray<Fault>): Fault {
+  return {
+    request: (req) => {
+      let current: ProxiedRequest = req;
+      for (const f of faults) {
+        if (!f.request) continue;
+        const next = f.request(current);
+        if (next === 'hang' || 'status' in next) return next;
+        current = next;
+      }
+      return current;
+    },
+    response: (req, r) => {
+      let current: ProxiedReply | 'hang' = r;
+      for (const f of faults) if (f.response && current !== 'hang') current = f.response(req, current);
+      return current;
+    },
+  };
+}
+
+export const cases: Case[] = [
+  // The six of the brief, each alone against the whole suite.
+  {
+    name: 'a wrong status: 201 instead of 200 for a successful write',
+    exit: 1,
+    faults: [
+      {
+        name: 'wrong status',
+        fault: () => ({ response: (_req, r) => (r.status === 200 ? { ...r, status: 201 } : r) }),
+        expect: [/status 201 is not documented for resumeProject; documented: 200, 400, 401, 403, 404, 405, 406, 413, 415, 500/, /status 201 is not documented for closeGoal; documented: 200, 400, 401, 403, 404, 405, 406, 413, 415, 500/],
+      },
+    ],
+  },
+  {
+    name: 'a dropped required field: project.state and goal.closed_at are left out',
+    exit: 1,
+    faults: [
+      {
+        name: 'dropped required field',
+        fault: () =>
+          on200((body) => {
+            delete entity(body, 'project')['state'];
+            delete entity(body, 'goal')['closed_at'];
+          }),
+        expect: [/response\.body\.project\.state {2}required field "state" is missing/, /response\.body\.goal\.closed_at {2}required field "closed_at" is missing/],
+      },
+    ],
+  },
+  {
+    name: 'a wrong type: goal.success is the string "true"',
+    exit: 1,
+    faults: [
+      {
+        name: 'wrong type',
+        fault: () =>
+          on200((body) => {
+            if (isObject(body['goal'])) body['goal']['success'] = 'true';
+          }),
+        expect: [/response\.body\.goal\.success {2}must be boolean or null, got string "true"/],
+      },
+    ],
+  },
+  {
+    name: 'a wrong error body: "Missing required fields" lists the fields out of declaration order',
+    exit: 1,
+    faults: [
+      {
+        name: 'wrong error body',
+        fault: () => ({
+          response: (_req, r) => {
+            const match = /"Missing required fields: ([^"]+)"/.exec(r.body);
+            if (r.status !== 400 || !match?.[1]) return r;
+            return { ...r, body: r.body.replace(match[1], match[1].split(', ').reverse().join(', ')) };
+          },
+        }),
+        expect: [/expected the body \{"error":"Bad request","message":"Missing required fields: project_id, message"\}; got "\{\\"error\\":\\"Bad request\\",\\"message\\":\\"Missing required fields: message, project_id\\"\}"/],
+      },
+    ],
+  },
+  {
+    name: 'ignored auth: a read-only token may write (200)',
+    exit: 1,
+    faults: [
+      {
+        name: 'read-only token writes',
+        fault: (tokens) => swapToken(tokens, 'read_only', 'full_access'),
+        expect: [/✗ FAIL resumeProject > auth > A read-only token is refused with 403/, /✗ FAIL closeGoal > auth > A read-only token is refused with 403/, /expected 403 "Read-only API tokens cannot execute mutations" in plain text; got 200/],
+      },
+    ],
+  },
+  {
+    name: 'state not applied: a resumed project stays paused',
+    exit: 1,
+    faults: [
+      {
+        name: 'state not applied',
+        fault: () =>
+          on200((body) => {
+            const project = entity(body, 'project');
+            if (project['state'] === 'active') project['state'] = 'paused';
+          }),
+        expect: [/✗ FAIL resumeProject > state > Resuming a paused project makes it active/, /resuming a paused project makes it active \(REFERENCE\.md decision 3\); got state "paused"/],
+      },
+    ],
+  },
+  // More kinds, in groups.
+  {
+    name: 'auth and permissions: any bearer token, a lowercase scheme, a JSON 401, comment-only writes, 403 for the invisible',
+    files: ['auth', 'permissions'],
+    exit: 1,
+    faults: [
+      {
+        name: 'any bearer token accepted',
+        fault: (tokens) => ({
+          request: (req) => {
+            const auth = req.headers['authorization'] ?? '';
+            const known = Object.values(tokens).some((t) => auth.includes(t));
+            return !known && /^Bearer opk_/.test(auth) ? { ...req, headers: { ...req.headers, authorization: `Bearer ${tokens['full_access'] ?? ''}` } } : req;
+          },
+        }),
+        expect: [/✗ FAIL resumeProject > auth > An unknown token in production format \(opk_ \+ 43 characters\) is refused with 401/, /expected 401 "Unauthorized" in plain text; got 200/],
+      },
+      {
+        name: 'lowercase scheme accepted',
+        fault: () => ({ request: (req) => (req.headers['authorization']?.startsWith('bearer ') ? { ...req, headers: { ...req.headers, authorization: req.headers['authorization'].replace(/^bearer /, 'Bearer ') } } : req) }),
+        expect: [/✗ FAIL closeGoal > auth > The scheme is case-sensitive: "bearer …" is refused with 401/],
+      },
+      {
+        name: '401 as JSON',
+        fault: () => ({ response: (_req, r) => (r.status === 401 ? reply(401, '{"error":"Unauthorized","message":"Authentication required"}', { 'content-type': JSON_TYPE }) : r) }),
+        expect: [/Content-Type application\/json is not documented for resumeProject 401; documented: text\/plain/, /response\.body {2}must be "Unauthorized"/],
+      },
+      {
+        name: 'comment-only person writes',
+        fault: (tokens) => swapToken(tokens, 'comment_only', 'full_access'),
+        expect: [/✗ FAIL closeGoal > permissions > A person who can see the record but not edit it gets 403 JSON/, /expected 403 JSON Forbidden; got 200/],
+      },
+      {
+        name: 'forbidden instead of not found',
+        fault: (tokens) => ({
+          response: (req, r) => (r.status === 404 && (req.headers['authorization'] ?? '').includes(tokens['no_access'] ?? '-') ? reply(403, `{"error":"Forbidden","message":"You don't have permission to perform this action"}`, { 'content-type': JSON_TYPE }) : r),
+        }),
+        expect: [/expected 404 JSON Not found; got 403/],
+      },
+    ],
+  },
+  {
+    name: 'inputs: the token checked first, enums case-insensitive, unknown fields dropped, null accepted',
+    files: ['ids', 'validation', 'order'],
+    exit: 1,
+    faults: [
+      {
+        name: 'token before inputs',
+        fault: () => ({ request: (req) => (req.headers['authorization'] === undefined && req.method === 'POST' ? reply(401, 'Unauthorized') : req) }),
+        expect: [/✗ FAIL resumeProject > ids > A malformed project_id is 404 even without a token/, /✗ FAIL closeGoal > order > Without a token, null in a required field is still 400/, /expected 404 JSON Not found; got 401 "Unauthorized"/],
+      },
+      {
+        name: 'case-insensitive enum',
+        fault: () =>
+          rewriteBody((body) => {
+            if (typeof body['success_status'] === 'string') body['success_status'] = body['success_status'].toLowerCase();
+          }),
+        expect: [/expected 400 "Invalid value for enum success_status: Achieved\. Allowed values: achieved, missed"; got 200/],
+      },
+      {
+        name: 'unknown fields dropped',
+        fault: () =>
+          rewriteBody((body) => {
+            if (typeof body['contract_probe_field'] === 'number') delete body['contract_probe_field'];
+          }),
+        expect: [/expected 400 "Unknown input field: contract_probe_field" or 500 \{"errors":\{"detail":"Internal Server Error"\}\}; got 200/],
+      },
+      {
+        name: 'null accepted',
+        fault: () =>
+          rewriteBody((body) => {
+            if (body['success'] === null) body['success'] = 'yes';
+          }),
+        expect: [/✗ FAIL closeGoal > validation > null in "success" is 400/],
+      },
+    ],
+  },
+  {
+    name: 'state rules and response details: success, status, a reopened project, "nil" as null, a stale closed_at, a nested const, a header',
+    files: ['resumeProject', 'closeGoal', 'responses'],
+    exit: 1,
+    faults: [
+      {
+        name: 'success true for any text',
+        fault: () =>
+          on200((body) => {
+            if (isObject(body['goal'])) body['goal']['success'] = true;
+          }),
+        expect: [/success is true only when the success sent is exactly "yes" \(sent "no"/],
+      },
+      {
+        name: 'status ignores success_status',
+        fault: () =>
+          on200((body) => {
+            if (isObject(body['goal'])) body['goal']['status'] = 'achieved';
+          }),
+        expect: [/status follows the success_status sent \("missed"\)/],
+      },
+      {
+        name: 'closed project reopened',
+        fault: () =>
+          on200((body) => {
+            const project = entity(body, 'project');
+            if (project['state'] === 'closed') Object.assign(project, { state: 'active', closed_at: null, success_status: 'nil' });
+          }),
+        expect: [/resuming a closed project must leave it closed/],
+      },
+      {
+        name: '"nil" as null',
+        fault: () =>
+          on200((body) => {
+            const project = entity(body, 'project');
+            if (project['success_status'] === 'nil') project['success_status'] = null;
+          }),
+        expect: [/response\.body\.project\.success_status {2}must be string, got null/],
+      },
+      {
+        name: 'stale closed_at',
+        fault: () =>
+          on200((body) => {
+            if (isObject(body['goal'])) body['goal']['closed_at'] = '2020-01-01T00:00:00Z';
+          }),
+        expect: [/close sets closed_at to now .* but it is 2020-01-01T00:00:00Z/],
+      },
+      {
+        name: 'wrong nested const',
+        fault: () =>
+          on200((body) => {
+            const permissions = entity(body, 'project')['permissions'];
+            if (isObject(permissions)) permissions['__typename'] = 'permissions';
+          }),
+        expect: [/response\.body\.project\.permissions\.__typename {2}must be "project_permissions"; got "permissions"/],
+      },
+      {
+        name: 'wrong documented header',
+        fault: () => ({ response: (_req, r) => (r.status === 200 ? { ...r, headers: { ...r.headers, 'cache-control': 'no-store' } } : r) }),
+        expect: [/response\.header\.cache-control {2}must be "max-age=0, private, must-revalidate"; got "no-store"/],
+      },
+    ],
+  },
+  {
+    name: 'state details: who closed, the status, the permissions, the retrospective, updated_at',
+    files: ['state'],
+    exit: 1,
+    faults: [
+      {
+        name: 'closed by someone else',
+        fault: () =>
+          on200((body) => {
+            const closedBy = entity(body, 'goal')['closed_by'];
+            if (isObject(closedBy)) closedBy['id'] = `someone-else-${'A'.repeat(21)}B`;
+          }),
+        expect: [/response\.body\.goal\.closed_by\.id {2}closed_by is the caller, the person of the token that made the write \(CONTRACT_PERSON_ID = /],
+      },
+      {
+        name: 'status not from the last check-in',
+        fault: () =>
+          on200((body) => {
+            const project = entity(body, 'project');
+            if (project['state'] === 'active' && isObject(project['last_check_in'])) project['status'] = 'pending';
+          }),
+        expect: [/a resumed project that is not outdated has the status of its last check-in \(domain-and-shapes\.md §3\.1–3\.2\): expected "caution"; got "pending"/],
+      },
+      {
+        name: 'cannot edit after a write',
+        fault: () =>
+          on200((body) => {
+            const permissions = entity(body, 'goal')['permissions'];
+            if (isObject(permissions)) permissions['can_edit'] = false;
+          }),
+        expect: [/the write succeeded, so the caller can edit this goal .* but permissions\.can_edit is false/],
+      },
+      {
+        name: 'a stale retrospective',
+        fault: () =>
+          on200((body) => {
+            const retrospective = entity(body, 'goal')['retrospective'];
+            if (isObject(retrospective)) retrospective['content'] = JSON.stringify({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'an older retrospective' }] }] });
+          }),
+        expect: [/the goal's retrospective is the one just sent/],
+      },
+      {
+        name: 'updated_at not bumped',
+        fault: () =>
+          on200((body) => {
+            entity(body, 'project')['updated_at'] = '2020-01-01T00:00:00Z';
+            entity(body, 'goal')['updated_at'] = '2020-01-01T00:00:00Z';
+          }),
+        expect: [/resume bumps updated_at to now \(domain-and-shapes\.md §3\.2\), but it is 2020-01-01T00:00:00Z/, /close bumps updated_at in the same write, so it is not before closed_at/],
+      },
+    ],
+  },
+  {
+    name: 'broken successes: an HTML page for resume, a 500 for close',
+    files: ['responses'],
+    exit: 1,
+    faults: [
+      {
+        name: 'non-JSON 200',
+        fault: () => ({ response: (req, r) => (r.status === 200 && RESUME.test(req.path) ? reply(200, '<html><body>Service temporarily unavailable</body></html>', { 'content-type': 'text/html' }) : r) }),
+        expect: [/Content-Type text\/html is not documented for resumeProject 200; documented: application\/json/, /the body is not JSON \(/],
+      },
+      {
+        name: 'server error on valid input',
+        fault: () => ({ response: (req, r) => (r.status === 200 && !RESUME.test(req.path) ? reply(500, '{"error":"Internal server error","message":"An unexpected error occurred"}', { 'content-type': JSON_TYPE }) : r) }),
+        expect: [/valid input must never be a server error; got 500/, /expected 200 with the changed record; got 500/],
+      },
+    ],
+  },
+  {
+    name: 'a hung server: successful writes are never answered',
+    files: ['responses', 'auth'],
+    env: { CONTRACT_TIMEOUT_MS: '700' },
+    exit: 1,
+    faults: [{ name: 'hang', fault: () => ({ response: (_req, r) => (r.status === 200 ? 'hang' : r) }), expect: [/timeout: no complete response to POST \/api\/external\/v1\/projects\/resume within 700 ms \(CONTRACT_TIMEOUT_MS\)/, /^resumeProject +auth +1\d +0 +0$/m] }],
+  },
+  {
+    name: 'a success without a Content-Type: only error answers may come without one',
+    files: ['responses'],
+    exit: 1,
+    faults: [
+      {
+        name: 'no Content-Type on 200',
+        fault: () => ({
+          response: (_req, r) => {
+            if (r.status !== 200) return r;
+            const { 'content-type': _dropped, ...headers } = r.headers;
+            return { ...r, headers };
+          },
+        }),
+        expect: [/response\.header\.content-type {2}no Content-Type header on a 200: resumeProject documents application\/json for it/],
+      },
+    ],
+  },
+  // The control: an additive field is a warning, and the run passes.
+  {
+    name: 'control: an additive response field is a warning, not a failure',
+    files: ['responses', 'resumeProject'],
+    exit: 0,
+    faults: [
+      {
+        name: 'additive field',
+        fault: () =>
+          on200((body) => {
+            entity(body, 'project')['extra_field'] = 1;
+            entity(body, 'goal')['extra_field'] = 1;
+          }),
+        expect: [/response\.body\.project\.extra_field {2}field "extra_field" is not in the spec \(an additive field: reported, not a failure\)/],
+      },
+    ],
+  },
+];
