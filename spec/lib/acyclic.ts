@@ -98,6 +98,39 @@ function referenceSchema(name: string, full: JsonObject): JsonObject {
   };
 }
 
+/** A cycle in a graph given as adjacency lists (the names along it, first repeated at the end), if there is one. */
+export function findCycle(graph: ReadonlyMap<string, ReadonlyArray<string>>): string[] | undefined {
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (node: string): string[] | undefined => {
+    state.set(node, 'open');
+    path.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === 'open') return [...path.slice(path.indexOf(next)), next];
+      if (!state.has(next)) {
+        const found = visit(next);
+        if (found) return found;
+      }
+    }
+    path.pop();
+    state.set(node, 'done');
+    return undefined;
+  };
+  for (const node of graph.keys()) {
+    if (state.has(node)) continue;
+    const found = visit(node);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The component schemas each component schema references (by name), in document order. */
+export function schemaGraph(document: JsonObject): Map<string, string[]> {
+  const components = isObject(document['components']) ? document['components'] : {};
+  const schemas = isObject(components['schemas']) ? components['schemas'] : {};
+  return new Map(Object.keys(schemas).map((name) => [name, schemaReferences(schemas[name], pointerTo('components', 'schemas', name)).map((r) => r.name)]));
+}
+
 export function acyclicProjection(source: JsonObject): AcyclicProjection {
   const document = structuredClone(source);
   const components = isObject(document['components']) ? document['components'] : {};
@@ -165,6 +198,11 @@ export function acyclicProjection(source: JsonObject): AcyclicProjection {
       if (component.get(from) === component.get(to) && depthOf(to) <= depthOf(from) && isRecord(to)) cuts.push({ from, to, pointer: reference.pointer });
     }
   }
+
+  // What is left must be acyclic: a cycle through schemas that are not records has nowhere to cut.
+  const cutPointers = new Set(cuts.map((cut) => cut.pointer));
+  const remaining = findCycle(new Map([...references].map(([name, list]) => [name, list.filter((r) => !cutPointers.has(r.pointer)).map((r) => r.name)])));
+  if (remaining) throw new Error(`a cycle of references has no record (a schema with __typename and id) to cut at: ${remaining.join(' → ')}`);
 
   // Replace each back-reference in place; the `$ref` object's other keywords (its description) stay.
   for (const cut of cuts) {
