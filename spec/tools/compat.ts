@@ -395,7 +395,7 @@ export const TOOLS: ReadonlyArray<Tool> = [
   {
     name: 'Dredd',
     packageName: 'dredd',
-    skip: 'not installed: archived upstream, 168 packages (53 MB) for every npm ci, and its OpenAPI 3 support is experimental and 3.0-only; the contract suite (npm run contract) does its job here',
+    skip: 'not installed: archived upstream (the apiaryio organization, November 2024; last release 14.1.0 in 2021), OpenAPI 3.0 support experimental and 3.1 unsupported, and about 170 packages (53 MB) on every npm ci; npm run contract checks a server against the spec here',
   },
 ];
 
