@@ -256,8 +256,11 @@ async function kubbZod(file: string, work: string): Promise<ProbeResult> {
   const { pluginOas } = await import('@kubb/plugin-oas');
   const { pluginZod } = await import('@kubb/plugin-zod');
   projectWith(work, { zod: packageDir('zod') });
+  // kubb writes some of its output (the oas plugin's JSON schemas, the barrel file) relative to the working
+  // directory whatever `root` says; this probe runs in a process of its own, so it can move there.
+  process.chdir(work);
   const { error } = await core.safeBuild({
-    config: { root: work, input: { path: file }, output: { path: join(work, 'gen'), clean: true }, plugins: [pluginOas({ validate: false }), pluginZod({ version: '4' })] },
+    config: { root: work, input: { path: file }, output: { path: 'gen', clean: true }, plugins: [pluginOas({ validate: false }), pluginZod({ version: '4' })] },
   });
   if (error) return { ok: false, note: `generation failed: ${firstErrorLine(error.message)}` };
   const files = filesUnder(join(work, 'gen'), '.ts');
