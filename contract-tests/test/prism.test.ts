@@ -2,16 +2,16 @@
 // the report must name the auth rule it breaks: it accepts any bearer token (DESIGN.md, "Quality bar").
 //
 // Prism 5.16 cannot load generated/openapi.json as it is: its schema graph is cyclic (Person → Company → Person, …)
-// and Prism spends minutes at "Starting Prism…" walking it. So Prism gets the copy that `npm run bench` gives it
-// (spec/tools/prism-spec.ts): no `$ref`, the same routes, security, request schemas and examples.
+// and Prism spends minutes at "Starting Prism…" walking it. So Prism gets the shipped acyclic export,
+// generated/openapi.acyclic.json (spec/lib/acyclic.ts): the same routes, security, schemas and examples, with each
+// cycle cut at a back-reference.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prismDocument } from '../../spec/tools/prism-spec.ts';
-import { isObject, loadDocument, pointerTo, resolvePointer } from '../../spec/lib/openapi.ts';
+import { ACYCLIC_DOCUMENT_URL, dereference, isObject, loadDocument, pointerTo, type JsonObject } from '../../spec/lib/openapi.ts';
 import { operationModels } from '../lib/operations.ts';
 import { ROOT, runContract, summaryOf, withOutput } from './support.ts';
 
@@ -33,9 +33,7 @@ let url = '';
 let log = '';
 
 beforeAll(async () => {
-  const { document } = prismDocument(loadDocument());
-  const file = join(mkdtempSync(join(tmpdir(), 'contract-prism-')), 'openapi.json');
-  writeFileSync(file, JSON.stringify(document));
+  const file = fileURLToPath(ACYCLIC_DOCUMENT_URL);
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [PRISM, 'mock', file, '-p', String(port), '-h', '127.0.0.1'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -62,13 +60,18 @@ afterAll(() => {
 
 describe('npm run contract against Prism (prism mock on the spec)', () => {
   it("gives Prism the spec's routes, security and named request examples", () => {
-    const { document } = prismDocument(loadDocument());
-    expect(JSON.stringify(document)).not.toContain('"$ref"');
+    const parsed: unknown = JSON.parse(readFileSync(ACYCLIC_DOCUMENT_URL, 'utf8'));
+    if (!isObject(parsed)) throw new Error('generated/openapi.acyclic.json is not an object');
+    const document: JsonObject = parsed;
     for (const op of operationModels()) {
-      const operation = resolvePointer(document, pointerTo('paths', op.path, op.method.toLowerCase()));
+      const pointer = pointerTo('paths', op.path, op.method.toLowerCase());
+      const operation = dereference(document, pointer).value;
       expect(isObject(operation) && operation['operationId'], op.operationId).toBe(op.operationId);
-      const examples = resolvePointer(document, `${pointerTo('paths', op.path, op.method.toLowerCase())}/requestBody/content/application~1json/examples`);
-      const values = isObject(examples) ? Object.values(examples).map((e) => (isObject(e) ? e['value'] : undefined)) : [];
+      const examples = dereference(document, `${pointer}/requestBody/content/application~1json/examples`).value;
+      const values = isObject(examples) ? Object.keys(examples).map((name) => {
+        const example = dereference(document, `${pointer}/requestBody/content/application~1json/examples/${pointerTo(name).slice(2)}`).value;
+        return isObject(example) ? example['value'] : undefined;
+      }) : [];
       expect(values).toEqual(op.examples.map((e) => e.value));
     }
     expect(document['security']).toEqual(loadDocument()['security']);

@@ -8,17 +8,16 @@
 // not met are reported, not failed); 1 when any did not, when our mock had a socket error or timeout, or when a
 // server could not be started; 2 on a bad option.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
+import { cpus } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { dereference, isObject, listOperations, loadDocument, DOCUMENT_URL, type JsonObject } from '../../spec/lib/openapi.ts';
+import { ACYCLIC_DOCUMENT_URL, dereference, isObject, listOperations, loadDocument, DOCUMENT_URL, type JsonObject } from '../../spec/lib/openapi.ts';
 import { bodyMatcher, type BodyCheck, type Job, type RequestSpec, type WorkerResult } from './job.ts';
-import { prismDocument } from '../../spec/tools/prism-spec.ts';
 import { clkTck, machineLoad, rssBytes, serverPid } from './proc.ts';
 import { startArgs } from '../src/launch.ts';
 
@@ -40,7 +39,7 @@ const USAGE = `Usage: node mock/bench/run.ts [options]   (npm run bench -- [opti
   --connections N   concurrent connections (default 50; env BENCH_CONNECTIONS)
   --cold-starts N   starts per server for the cold-start median (default 3)
   --sessions N      X-Mock-Session names the session scenario rotates through (default 50)
-  --prism-probe S   seconds to wait for Prism on generated/openapi.json itself before using the derived document
+  --prism-probe S   seconds to wait for Prism on generated/openapi.json itself before using generated/openapi.acyclic.json
                     (default 5; 0 skips the probe)
   --out FILE        where to write the results (default mock/bench/results/latest.json)
   --help            show this help
@@ -154,12 +153,10 @@ async function stopAll(): Promise<void> {
   await Promise.all([...live].map((p) => stop(p)));
 }
 
-let tempDir: string | undefined;
 /** Set by SIGINT/SIGTERM/SIGHUP: the run is being torn down, and what fails from here on is not news. */
 let interrupted = false;
 process.on('exit', () => {
   for (const proc of live) signalGroup(proc, 'SIGKILL');
-  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
 });
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.once(signal, () => {
@@ -385,7 +382,7 @@ async function referenceAnswer(mock: Running, scenario: Scenario, check: BodyChe
 type PrismSpecInfo = {
   used: string;
   literal: { tried: boolean; answered: boolean; waited_s: number; note: string };
-  derived: { bytes: number; cut_references: number } | null;
+  acyclic: { bytes: number } | null;
 };
 
 function prismEntry(): string {
@@ -507,9 +504,8 @@ async function main(): Promise<number> {
   say(`bench: ${SERVERS.length} servers × ${SCENARIOS.length} scenarios × ${settings.rounds} rounds, ${settings.duration} s each after ${settings.warmup} s warm-up, ${settings.connections} connections (about ${Math.ceil(estimate / 60)} min)`);
   say(`machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), load ${loadBefore.loadavg_1m} ${loadBefore.loadavg_5m} ${loadBefore.loadavg_15m}, node ${process.version}, CLK_TCK ${clkTck()}`);
 
-  // Prism's document: generated/openapi.json itself if Prism can load it, else the derived copy (spec/tools/prism-spec.ts).
-  tempDir = mkdtempSync(join(tmpdir(), 'mock-bench-'));
-  const prism: PrismSpecInfo = { used: relative(ROOT, fileURLToPath(DOCUMENT_URL)), literal: { tried: false, answered: false, waited_s: 0, note: '' }, derived: null };
+  // Prism's document: generated/openapi.json itself if Prism can load it, else the acyclic export beside it.
+  const prism: PrismSpecInfo = { used: relative(ROOT, fileURLToPath(DOCUMENT_URL)), literal: { tried: false, answered: false, waited_s: 0, note: '' }, acyclic: null };
   const ctx: Context = {
     prismEntry: prismEntry(),
     prismSpec: fileURLToPath(DOCUMENT_URL),
@@ -548,15 +544,12 @@ async function main(): Promise<number> {
     }
   }
   if (!prism.literal.answered) {
-    const derived = prismDocument(loadDocument());
-    const path = join(tempDir, 'openapi.prism.json');
-    writeFileSync(path, JSON.stringify(derived.document));
+    const path = fileURLToPath(ACYCLIC_DOCUMENT_URL);
+    const bytes = statSync(path).size;
     ctx.prismSpec = path;
-    prism.used = 'derived from generated/openapi.json by spec/tools/prism-spec.ts';
-    prism.derived = { bytes: derived.bytes, cut_references: derived.cutReferences };
-    say(
-      `prism: ${prism.literal.tried ? `generated/openapi.json gave no answer in ${prism.literal.waited_s} s; ` : ''}serving the derived document (no $ref, ${derived.cutReferences} references no example reaches cut, ${(derived.bytes / 1024).toFixed(0)} KiB)`,
-    );
+    prism.used = relative(ROOT, path);
+    prism.acyclic = { bytes };
+    say(`prism: ${prism.literal.tried ? `generated/openapi.json gave no answer in ${prism.literal.waited_s} s; ` : ''}serving ${prism.used} (${(bytes / 1024).toFixed(0)} KiB)`);
   }
 
   // Cold starts: spawn → first correct 200 of resumeProject, each on a fresh process.

@@ -5,6 +5,8 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats';
 
 export const DOCUMENT_URL = new URL('../../generated/openapi.json', import.meta.url);
+/** The acyclic projection of the same document, for tools that cannot load cycles (spec/lib/acyclic.ts). */
+export const ACYCLIC_DOCUMENT_URL = new URL('../../generated/openapi.acyclic.json', import.meta.url);
 const DOCUMENT_ID = 'openapi.json';
 
 /** OpenAPI keywords that may stand beside JSON Schema keywords; Ajv is told they are annotations. */

@@ -145,6 +145,7 @@ import { createClient } from 'service-external-api/client';
 import { checkResponse, readConfig, type Violation } from 'service-external-api/contract';
 import type { components, operations } from 'service-external-api/generated/types';
 import spec from 'service-external-api/generated/openapi.json' with { type: 'json' };
+import acyclic from 'service-external-api/generated/openapi.acyclic.json' with { type: 'json' };
 
 const options: MockOptions = { seed: defaultSeed() };
 export const app = createMockApp(options);
@@ -159,6 +160,7 @@ export const config = () => readConfig({ CONTRACT_BASE_URL: 'http://127.0.0.1:40
 export type Project = components['schemas']['Project'];
 export type CloseBody = operations['closeGoal']['requestBody'];
 export const title: string = spec.info.title;
+export const sameTitle: boolean = acyclic.info.title === spec.info.title;
 // @ts-expect-error -- the typed client rejects a close without success_status
 export const wrong = () => api.closeGoal({ goal_id: 'g', success: 'yes', retrospective: '{}' });
 `,
