@@ -109,7 +109,7 @@ describe('the reference page (docs-site/dist/index.html)', { timeout: TIMEOUT },
   });
 
   it('shows the API title and every section of the introduction', async () => {
-    await expect.poll(() => page.getByRole('heading', { level: 1 }).first().textContent()).toContain(title);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).first().textContent(), { timeout: 15_000 }).toContain(title);
     for (const text of introHeadings) {
       expect(await heading(text).isVisible(), text).toBe(true);
     }
