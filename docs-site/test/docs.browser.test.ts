@@ -110,7 +110,7 @@ describe.skipIf(missing)(missing ? `the reference page in chromium — skipped: 
   });
 
   it('shows the API title and every section of the introduction', async () => {
-    await expect.poll(() => page.getByRole('heading', { level: 1 }).first().textContent()).toContain(title);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).first().textContent(), { timeout: 15_000 }).toContain(title);
     for (const text of introHeadings) {
       expect(await heading(text).isVisible(), text).toBe(true);
     }
