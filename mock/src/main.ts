@@ -99,6 +99,8 @@ options.cors = args.values['no-cors'] ? { enabled: false } : origins ? { enabled
 if (args.values['no-control']) options.control = false;
 if (args.values['max-sessions'] !== undefined) options.maxSessions = integer(args.values['max-sessions'], '--max-sessions', 1, 100_000);
 const app = createMockApp(options);
+const startFailure = await app.mock.core.ready;
+if (startFailure) fail(`the mock could not start: ${startFailure.message.split('\n')[0] ?? ''}`);
 const server = app.listen(port, host);
 server.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EADDRINUSE') fail(`port ${port} on ${host} is already in use (choose another with --port)`);

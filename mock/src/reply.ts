@@ -1,9 +1,8 @@
-// A reply is what the mock answers, before it is written: status, body and production's framing. Every reply passes
-// `checkReply` (the response self-check against the spec) and is written by `writeReply`, nowhere else.
-import { randomBytes } from 'node:crypto';
-import { createRequire } from 'node:module';
-import type { Response } from 'express';
+// A reply is what the mock answers, before it is framed: status, body and production's framing. Every reply passes
+// `checkReply` (the response self-check against the spec) and is framed by `frameReply`, nowhere else.
+import { validators } from '../../generated/response-validators.js';
 import { createSchemaValidator, documentedResponses, formatErrors, isObject, listOperations, loadDocument, responseSchemaPointer, type SchemaValidator } from '../../spec/lib/openapi.ts';
+import { randomBytes, toBase64Url } from './digest.ts';
 import * as errors from './errors.ts';
 
 export type Reply = errors.ErrorReply | { code: 'OK'; status: 200; body: Record<string, unknown>; framing: 'json' };
@@ -25,34 +24,15 @@ export function mediaTypeOf(reply: Reply): string {
 
 export type ReplyChecker = (reply: Reply, operationId: string | undefined) => string[];
 
-type Precompiled = { validate(pointer: string, value: unknown): boolean | undefined };
-
 /**
- * The response validators `npm run generate` precompiled (generated/response-validators.cjs): no schema compilation at
- * start-up. `undefined` for a pointer it does not hold.
- */
-function loadPrecompiled(): Precompiled {
-  const module: unknown = createRequire(import.meta.url)('../../generated/response-validators.cjs');
-  const table = isObject(module) ? module : {};
-  const names = isObject(table['pointers']) ? table['pointers'] : {};
-  return {
-    validate(pointer, value) {
-      const name = names[pointer];
-      const fn = typeof name === 'string' ? table[name] : undefined;
-      return typeof fn === 'function' ? Boolean(fn(value)) : undefined;
-    },
-  };
-}
-
-/**
- * A validator that answers "valid" from the precompiled code, and compiles the detailed one (every error) only for
- * a value that fails, or for a schema the precompiled code does not hold.
+ * A validator that answers "valid" from the code `npm run generate` precompiled (generated/response-validators.js:
+ * no schema compilation at start-up), and compiles the detailed one (every error) only for a value that fails, or
+ * for a schema the precompiled code does not hold.
  */
 function defaultValidator(): SchemaValidator {
-  const precompiled = loadPrecompiled();
   let detailed: SchemaValidator | undefined;
   const slow = (): SchemaValidator => (detailed ??= createSchemaValidator(loadDocument(), { fastCompile: true }));
-  return { validate: (pointer, value) => (precompiled.validate(pointer, value) === true ? [] : slow().validate(pointer, value)) };
+  return { validate: (pointer, value) => (validators[pointer]?.(value) === true ? [] : slow().validate(pointer, value)) };
 }
 
 /** Checks replies against generated/openapi.json: documented status, documented media type, body schema. */
@@ -80,20 +60,21 @@ export function createReplyChecker(validator: SchemaValidator = defaultValidator
 const CONTENT_TYPES = { json: 'application/json; charset=utf-8', html: 'text/html; charset=utf-8', none: undefined } as const;
 
 // Request ids: a random per-process prefix and a counter, 20 characters like Plug.RequestId's.
-const REQUEST_ID_PREFIX = randomBytes(6).toString('base64url');
+const REQUEST_ID_PREFIX = toBase64Url(randomBytes(6));
 let requestCounter = 0;
 function requestId(): string {
   requestCounter = (requestCounter + 1) % 0x7fffffff;
   return `${REQUEST_ID_PREFIX}${requestCounter.toString(36).padStart(12, '0')}`;
 }
 
-/** Writes a reply as production frames it: no Content-Type where production sets none, JSON bytes in key order. */
-export function writeReply(res: Response, reply: Reply, options: ReplyOptions = {}): void {
-  const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
-  res.status(reply.status);
-  res.setHeader('cache-control', 'max-age=0, private, must-revalidate');
-  if (!options.entry) res.setHeader('x-request-id', requestId());
+/** An answer as it goes on the wire: status, headers (lower-case names, in order) and the body text. */
+export type Framed = { status: number; headers: Array<[string, string]>; body: string };
+
+/** Frames a reply as production does: no Content-Type where production sets none, JSON bytes in key order. */
+export function frameReply(reply: Reply, options: ReplyOptions = {}, headers: Array<[string, string]> = []): Framed {
+  headers.push(['cache-control', 'max-age=0, private, must-revalidate']);
+  if (!options.entry) headers.push(['x-request-id', requestId()]);
   const contentType = CONTENT_TYPES[reply.framing];
-  if (contentType) res.setHeader('content-type', contentType);
-  res.end(body);
+  if (contentType) headers.push(['content-type', contentType]);
+  return { status: reply.status, headers, body: typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body) };
 }
