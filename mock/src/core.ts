@@ -10,7 +10,7 @@ import { answer, readOperations, type Answer, type MockRequest, type Operations 
 import { forcedReply, parsePrefer } from './prefer.ts';
 import { createReplyChecker, frameReply, type Framed, type ReplyChecker } from './reply.ts';
 import { defaultSeed } from './seed.ts';
-import { DEFAULT_MAX_SESSIONS, MemorySessions, type Sessions } from './sessions.ts';
+import { DEFAULT_MAX_SESSIONS, MemorySessions, SESSION_HEADER, type Sessions } from './sessions.ts';
 import type { Seed } from './state.ts';
 
 export type { Framed } from './reply.ts';
@@ -41,6 +41,8 @@ export type CoreOptions = {
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 
+export type FetchOptions = { basePath?: string; session?: string };
+
 export type MockCore = {
   seed: Seed;
   sessions: Sessions;
@@ -49,8 +51,11 @@ export type MockCore = {
   ready: Promise<Error | undefined>;
   /** Answers one request (the adapters' entry: no WHATWG objects made). */
   answer(request: MockRequest): Promise<Framed>;
-  /** Answers a WHATWG Request; `basePath` is a path prefix the mock is mounted under (stripped first). */
-  fetch(request: Request, options?: { basePath?: string }): Promise<Response>;
+  /**
+   * Answers a WHATWG Request. `basePath`: a path prefix the mock is mounted under (stripped first); `session`: the
+   * session of a request that names none (X-Mock-Session).
+   */
+  fetch(request: Request, options?: FetchOptions): Promise<Response>;
 };
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -138,7 +143,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
     ready,
     answer: answerRequest,
     async fetch(request, fetchOptions = {}) {
-      const framed = await answerRequest(await fromFetchRequest(request, bodyLimit, fetchOptions.basePath ?? ''));
+      const framed = await answerRequest(await fromFetchRequest(request, bodyLimit, fetchOptions));
       const empty = request.method.toUpperCase() === 'HEAD' || NO_BODY.has(framed.status);
       // Bytes, not a string: a string body would make Response add a text/plain Content-Type that production never sends.
       return new Response(empty ? null : encoder.encode(framed.body), { status: framed.status, headers: framed.headers });
@@ -150,12 +155,13 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
 const FIRST_ONLY = new Set(['authorization', 'content-type']);
 
 /** A WHATWG Request as the core reads it: the body read whole (up to the limit), its target relative to `basePath`. */
-export async function fromFetchRequest(request: Request, bodyLimit: number, basePath: string): Promise<MockRequest> {
+export async function fromFetchRequest(request: Request, bodyLimit: number, options: FetchOptions = {}): Promise<MockRequest> {
   const url = new URL(request.url);
+  const basePath = options.basePath ?? '';
   const path = basePath && url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) || '/' : url.pathname;
   const header = (name: string): string | undefined => {
     const value = request.headers.get(name);
-    if (value === null) return undefined;
+    if (value === null) return name === SESSION_HEADER ? options.session : undefined;
     if (!FIRST_ONLY.has(name)) return value;
     const comma = value.indexOf(', ');
     return comma < 0 ? value : value.slice(0, comma);
