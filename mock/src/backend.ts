@@ -44,10 +44,19 @@ export function backendDefinition(document: JsonObject = loadDocument()): JsonOb
   return { openapi: document['openapi'], info: document['info'], paths, components: { securitySchemes: isObject(components) ? components['securitySchemes'] : {} } };
 }
 
-/** The validator's own document check is OAS 3.0 and rejects 3.1; Redocly lint validates the document instead. */
+/**
+ * The validator's own document check is OAS 3.0 and rejects 3.1; Redocly lint validates the document instead. The
+ * definition is an object already: it is taken as is, not handed to json-schema-ref-parser, whose parse uses Node's
+ * Buffer (in a browser, an unhandled rejection; quick mode does not even await it).
+ */
 class Backend extends OpenAPIBackend {
   override validateDefinition(): Document {
     return this.definition;
+  }
+  override async loadDocument(): Promise<Document> {
+    if (typeof this.inputDocument === 'string') throw new Error('the mock passes openapi-backend its definition as an object');
+    this.document = this.inputDocument;
+    return this.document;
   }
 }
 
