@@ -30,22 +30,28 @@ export function createMockApp(options: MockOptions = {}): MockApp {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
+  // The journal's duration counts from here, before the body is read.
+  const received = new WeakMap<Request, number>();
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    received.set(req, performance.now());
+    next();
+  });
   // The body is read whole (never inflated: production reads the bytes as sent), at most `bodyLimit` bytes of it.
   app.use(express.raw({ type: () => true, limit: core.bodyLimit, inflate: false }));
   app.use((req: Request, res: Response, next: NextFunction) => {
-    serve(core, req, res, Buffer.isBuffer(req.body) ? req.body : EMPTY).catch(next);
+    serve(core, req, res, received.get(req), Buffer.isBuffer(req.body) ? req.body : EMPTY).catch(next);
   });
   // What express.raw refused: too large (413), or unreadable (a Content-Encoding, a length that does not match).
   app.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
     const type = typeof error === 'object' && error !== null && 'type' in error ? error.type : undefined;
     if (type === 'request.aborted') return;
     if (typeof type !== 'string') return next(error);
-    serve(core, req, res, EMPTY, type === 'entity.too.large' ? 'too-large' : 'unreadable').catch(next);
+    serve(core, req, res, received.get(req), EMPTY, type === 'entity.too.large' ? 'too-large' : 'unreadable').catch(next);
   });
   return Object.assign(app, { mock: { seed, sessions, core, store: (session?: string) => sessions.get(session).store } });
 }
 
-async function serve(core: MockCore, req: Request, res: Response, body: Uint8Array, bodyError?: MockRequest['bodyError']): Promise<void> {
+async function serve(core: MockCore, req: Request, res: Response, receivedAt: number | undefined, body: Uint8Array, bodyError?: MockRequest['bodyError']): Promise<void> {
   const headers = req.headers;
   // Node keeps the first of a repeated Authorization or Content-Type and joins other repeated headers with ", ".
   const header = (name: string): string | undefined => {
@@ -54,6 +60,7 @@ async function serve(core: MockCore, req: Request, res: Response, body: Uint8Arr
   };
   const request: MockRequest = { method: req.method, target: req.originalUrl, header, body };
   if (bodyError) request.bodyError = bodyError;
+  if (receivedAt !== undefined) request.receivedAt = receivedAt;
   const framed = await core.answer(request);
   res.statusCode = framed.status;
   for (const [name, value] of framed.headers) res.appendHeader(name, value);

@@ -83,7 +83,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
   });
 
   async function answerRequest(request: MockRequest): Promise<Framed> {
-    const startedAt = performance.now();
+    const startedAt = request.receivedAt ?? performance.now();
     const method = request.method.toUpperCase();
     const allowed = cors(corsOptions, method, request.header);
     if (allowed.preflight) return { status: 204, headers: allowed.headers, body: '' };

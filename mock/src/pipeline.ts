@@ -33,6 +33,8 @@ export type MockRequest = {
   body: Uint8Array;
   /** Set when the body could not be read whole: larger than the limit, or in a Content-Encoding the API does not read. */
   bodyError?: 'too-large' | 'unreadable';
+  /** When the request arrived (performance.now()), if before the core saw it: the journal's duration counts from here. */
+  receivedAt?: number;
 };
 
 /**
