@@ -115,14 +115,20 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
         if (wait > 0) await sleep(wait);
       }
       operationId = result.options.operationId;
-      // The self-check, once per answer: production's replies only (the mock's own MOCK_ errors are not in the spec).
-      const violations = !result.reply.code.startsWith('MOCK_') ? checkReply(result.reply, operationId) : [];
-      if (violations.length > 0) result = { reply: errors.MOCK_RESPONSE_INVALID(violations), options: result.options };
     } catch (error) {
       result = { reply: errors.MOCK_RESPONSE_INVALID([`the mock failed: ${error instanceof Error ? error.message : String(error)}`]), options: { entry: true } };
       operationId = undefined;
     }
-    const framed = frameReply(result.reply, result.options, allowed.headers.slice());
+    let framed = frameReply(result.reply, result.options, allowed.headers.slice());
+    // The self-check, once per answer, on what goes on the wire: production's replies only (the mock's own MOCK_
+    // errors are not in the spec).
+    let violations: string[];
+    try {
+      violations = result.reply.code.startsWith('MOCK_') ? [] : checkReply(result.reply, operationId, framed);
+    } catch (error) {
+      violations = [`the self-check failed: ${error instanceof Error ? error.message : String(error)}`];
+    }
+    if (violations.length > 0) framed = frameReply(errors.MOCK_RESPONSE_INVALID(violations), result.options, allowed.headers.slice());
     if (name.ok) {
       await sessions.record(name.name, {
         at: now().toISOString(),

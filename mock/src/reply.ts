@@ -1,7 +1,9 @@
 // A reply is what the mock answers, before it is framed: status, body and production's framing. Every reply passes
 // `checkReply` (the response self-check against the spec) and is framed by `frameReply`, nowhere else.
 import { validators } from '../../generated/response-validators.js';
-import { createSchemaValidator, documentedResponses, formatErrors, isObject, listOperations, loadDocument, responseSchemaPointer, type SchemaValidator } from '../../spec/lib/openapi.ts';
+import { checkResponse } from '../../spec/lib/conformance.ts';
+import { createSchemaValidator, loadDocument, type SchemaValidator } from '../../spec/lib/openapi.ts';
+import { errorsOf } from '../../spec/lib/violations.ts';
 import { randomBytes, toBase64Url } from './digest.ts';
 import * as errors from './errors.ts';
 
@@ -22,12 +24,13 @@ export function mediaTypeOf(reply: Reply): string {
   return typeof reply.body === 'string' ? 'text/plain' : 'application/json';
 }
 
-export type ReplyChecker = (reply: Reply, operationId: string | undefined) => string[];
+/** The self-check: what is wrong with a reply of an operation (its framed form when there is one), in one line each. */
+export type ReplyChecker = (reply: Reply, operationId: string | undefined, framed?: Framed) => string[];
 
 /**
  * A validator that answers "valid" from the code `npm run generate` precompiled (generated/response-validators.js:
  * no schema compilation at start-up), and compiles the detailed one (every error) only for a value that fails, or
- * for a schema the precompiled code does not hold.
+ * for a schema the precompiled code does not hold (the documented headers).
  */
 function defaultValidator(): SchemaValidator {
   let detailed: SchemaValidator | undefined;
@@ -35,25 +38,23 @@ function defaultValidator(): SchemaValidator {
   return { validate: (pointer, value) => (validators[pointer]?.(value) === true ? [] : slow().validate(pointer, value)) };
 }
 
-/** Checks replies against generated/openapi.json: documented status, documented media type, body schema. */
+/**
+ * Checks replies with the package's one response checker (spec/lib/conformance.ts): documented status, media type,
+ * body schema and documented headers. Errors only (a warning, such as production's missing Content-Type on a
+ * plain-text error, is what the spec says production does), each as one line naming where.
+ */
 export function createReplyChecker(validator: SchemaValidator = defaultValidator()): ReplyChecker {
-  const document = loadDocument();
-  const operations = new Map(listOperations(document).map((o) => [o.operationId, { pointer: o.pointer, documented: documentedResponses(document, o.pointer) }]));
-  // The schema pointer of each (operation, status, media type), looked up once.
-  const schemas = new Map<string, string | undefined>();
-  return (reply, operationId) => {
+  const options = { validator, unknownFields: false };
+  return (reply, operationId, framed) => {
     if (!operationId) return [];
-    const operation = operations.get(operationId);
-    if (!operation) return [`operation ${operationId} is not in the spec`];
-    const mediaTypes = operation.documented.get(String(reply.status));
-    if (!mediaTypes) return [`status ${reply.status} is not documented for ${operationId}; documented: ${[...operation.documented.keys()].join(', ')}`];
-    const mediaType = mediaTypeOf(reply);
-    const key = `${operationId} ${reply.status} ${mediaType}`;
-    if (!schemas.has(key)) schemas.set(key, responseSchemaPointer(document, operation.pointer, reply.status, mediaType));
-    const schema = schemas.get(key);
-    if (!schema) return [`${mediaType} is not documented for ${operationId} ${reply.status}; documented: ${mediaTypes.join(', ')}`];
-    const problems = validator.validate(schema, reply.body);
-    return problems.length ? [`${key}: ${formatErrors(problems)}`] : [];
+    const headers: Record<string, string> = {};
+    for (const [name, value] of framed?.headers ?? []) headers[name] = value;
+    const contentType = CONTENT_TYPES[reply.framing];
+    if (!framed && contentType) headers['content-type'] = contentType;
+    const text = framed?.body ?? (typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
+    const violations = checkResponse(operationId, { status: reply.status, headers, text, body: reply.body }, options);
+    const media = mediaTypeOf(reply);
+    return errorsOf(violations).map((v) => (v.location[1] === 'body' ? `${operationId} ${reply.status} ${media}: /${v.location.slice(2).join('/')} ${v.message}` : v.message));
   };
 }
 

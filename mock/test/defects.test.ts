@@ -41,15 +41,16 @@ describe('the request journal', () => {
   it('measures duration_ms from the arrival of the request, also for a 413 (it was always 0 there: the start was taken at the end)', async () => {
     const small = await startMock({ bodyLimit: 1000 });
     try {
-      expect(await slowUpload(small.port, 'slow-413', `{"message":"${'x'.repeat(500)}`, `${'y'.repeat(600)}"}`, 200)).toBe(413);
-      expect(await slowUpload(small.port, 'slow-401', '{', '}', 200)).toBe(401);
+      expect(await slowUpload(small.port, 'slow-413', `{"message":"${'x'.repeat(500)}`, `${'y'.repeat(600)}"}`, 300)).toBe(413);
+      expect(await slowUpload(small.port, 'slow-401', '{', '}', 300)).toBe(401);
       for (const [session, status] of [['slow-413', 413], ['slow-401', 401]] as const) {
         const body = (await small.send({ method: 'GET', path: '/__mock/requests', headers: { 'x-mock-session': session } })).json();
         const entry: unknown = isObject(body) && Array.isArray(body['requests']) ? body['requests'][0] : undefined;
         if (!isObject(entry)) throw new Error(`no journal entry in ${session}`);
         expect(entry['status']).toBe(status);
-        // The second chunk was sent 200 ms after the first: the server cannot have answered sooner.
-        expect(Number(entry['duration_ms'])).toBeGreaterThanOrEqual(190);
+        // The second chunk was sent 300 ms after the first: the server cannot have answered much sooner than that
+        // after the request arrived (the bound leaves room for when the server noticed the first chunk).
+        expect(Number(entry['duration_ms'])).toBeGreaterThanOrEqual(100);
       }
     } finally {
       await small.close();
