@@ -78,10 +78,18 @@ export function createRouting(definition: JsonObject = backendDefinition()): Rou
     () => undefined,
     (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
   );
+  const schemes = new WeakMap<Operation, string[]>();
   return {
     ready,
     match: (path) => api.router.matchOperation({ method: 'post', path, headers: {} }, false),
-    schemes: (operation) => (operation.security ?? []).flatMap((requirement) => Object.keys(requirement)),
+    schemes(operation) {
+      let names = schemes.get(operation);
+      if (!names) {
+        names = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
+        schemes.set(operation, names);
+      }
+      return names;
+    },
     missing(operation, params) {
       const result = api.validator.validateRequest({ method: 'post', path: operation.path, headers: { 'content-type': 'application/json' }, body: params }, operation);
       const out: string[] = [];

@@ -87,6 +87,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
     const method = request.method.toUpperCase();
     const allowed = cors(corsOptions, method, request.header);
     if (allowed.preflight) return { status: 204, headers: allowed.headers, body: '' };
+    // Concatenated, not resolved: a target that starts with // is a path here, not a protocol-relative URL.
     const url = new URL(`http://mock.invalid${request.target}`);
     if (controlsOn && url.pathname.toLowerCase().startsWith('/__mock/')) {
       const answered = await control({ method, pathname: url.pathname, query: url.searchParams, header: request.header }, seed, sessions);
@@ -101,7 +102,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
       if (startFailure) throw startFailure;
       if (request.bodyError) {
         // The body was refused while it was read, before anything else looked at the request.
-        result = await answer(request, { routing, operations, sessions, session: '', force: () => undefined });
+        result = await answer(request, url, { routing, operations, sessions, session: '', force: () => undefined });
       } else {
         const prefer = parsePrefer(request.header('prefer'));
         if (!name.ok) result = { reply: errors.MOCK_CONTROL_ERROR(name.message), options: {} };
@@ -109,7 +110,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
         else {
           const preferences = prefer.value;
           // A forced answer (Prefer: code / example) replaces the operation once the operation is known: no state change.
-          result = await answer(request, { routing, operations, sessions, session: name.name, force: (id) => forcedReply(id, preferences) });
+          result = await answer(request, url, { routing, operations, sessions, session: name.name, force: (id) => forcedReply(id, preferences) });
         }
         const wait = prefer.ok && prefer.value.delay !== undefined ? prefer.value.delay : options.delay ? options.delay.min + Math.random() * (options.delay.max - options.delay.min) : 0;
         if (wait > 0) await sleep(wait);

@@ -7,8 +7,13 @@ const BASE = 62n;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_UUID = (1n << 128n) - 1n;
 
-/** A random (version 4) UUID from WebCrypto, which Node, browsers and workers all have. */
+/**
+ * A random (version 4) UUID from WebCrypto, which Node, browsers and workers all have: `randomUUID()` where it exists
+ * (Node and secure browser contexts; Node serves it from a cache of random bytes), else built from getRandomValues.
+ */
 export function newUuid(): string {
+  const crypto = globalThis.crypto;
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
   const bytes = randomBytes(16);
   bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
   bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;

@@ -87,7 +87,8 @@ function isOperationId(operations: Operations, value: string | undefined): value
   return value !== undefined && operations.byId.has(value);
 }
 
-export async function answer(request: MockRequest, deps: PipelineDeps): Promise<Answer> {
+/** Answers an API request; `url` is the request's target, parsed once by the core. */
+export async function answer(request: MockRequest, url: URL, deps: PipelineDeps): Promise<Answer> {
   const accept = request.header('accept');
   const errorsAsJson = errorViewIsJson(accept);
 
@@ -105,8 +106,6 @@ export async function answer(request: MockRequest, deps: PipelineDeps): Promise<
   // segments (URI.decode raises on a malformed escape: 500), then the forward strips its own segments from the raw
   // ones (a prefix that matches only once decoded crashes there: 500), and TurboConnect reads the raw rest, so
   // `projects/%72esume` names no mutation. Empty segments are dropped throughout.
-  // Concatenated, not resolved: a target that starts with // is a path here, not a protocol-relative URL.
-  const url = new URL(`http://mock.invalid${request.target}`);
   const segments = url.pathname.split('/').filter(Boolean);
   const routed = segments.map(percentDecode);
   if (routed.some((s) => s === undefined)) return { reply: errors.ROUTER_CRASH(errorsAsJson), options: {} };

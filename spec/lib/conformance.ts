@@ -19,6 +19,8 @@ export type CheckOptions = {
   validator?: SchemaValidator;
   /** Report fields the spec does not name, as warnings (default true; the walk costs what the body costs). */
   unknownFields?: boolean;
+  /** Report warnings at all (default true); a caller that acts on errors only (the mock's self-check) skips them. */
+  warnings?: boolean;
 };
 
 let shared: SchemaValidator | undefined;
@@ -301,13 +303,14 @@ export function checkResponse(operationId: string, response: ResponseLike, optio
   const previous = current;
   current = options.validator;
   try {
-    return check(operationId, response, options.unknownFields ?? true);
+    const warnings = options.warnings ?? true;
+    return check(operationId, response, warnings && (options.unknownFields ?? true), warnings);
   } finally {
     current = previous;
   }
 }
 
-function check(operationId: string, response: ResponseLike, withUnknownFields: boolean): Violation[] {
+function check(operationId: string, response: ResponseLike, withUnknownFields: boolean, withWarnings: boolean): Violation[] {
   const document = loadDocument();
   const opPointer = operationPointer(operationId);
   if (!opPointer) return [violation(['response'], 'operation.unknown', `operation ${operationId} is not in the spec`)];
@@ -317,16 +320,17 @@ function check(operationId: string, response: ResponseLike, withUnknownFields: b
     return [violation(['response', 'status'], 'status.undocumented', `status ${response.status} is not documented for ${operationId}; documented: ${[...documented.keys()].join(', ')}`)];
   }
   const out: Violation[] = [];
-  const responsePointer = dereference(document, `${opPointer}/responses/${key}`).pointer;
+  const { responsePointer, headers: documentedHeaders } = responseOf(document, operationId, opPointer, key);
   const mediaTypes = documented.get(key) ?? [];
   const header = mediaTypeOf(response.headers['content-type']);
-  const parsed = 'body' in response && typeof response.body === 'object' && response.body !== null ? { ok: true as const, value: response.body } : parseJson(response.text);
+  // A caller that has the body as a value (the mock) says so: an object is the parsed JSON, a string is text.
+  const parsed = !('body' in response) ? parseJson(response.text) : typeof response.body === 'object' && response.body !== null ? { ok: true as const, value: response.body } : { ok: false as const, error: 'a text body' };
 
   // Which documented body applies: the one the Content-Type names; without one (or with an undocumented one), the
   // one the body looks like (JSON if it parses and JSON is documented, else plain text).
   let media: string | undefined;
   if (mediaTypes.length === 0) {
-    if (response.text !== '') out.push(violation(['response', 'body'], 'body.undocumented', `${operationId} documents no body for ${response.status}, got ${short(response.text)}`, 'warning'));
+    if (withWarnings && response.text !== '') out.push(violation(['response', 'body'], 'body.undocumented', `${operationId} documents no body for ${response.status}, got ${short(response.text)}`, 'warning'));
   } else if (header !== undefined && mediaTypes.includes(header)) {
     media = header;
   } else {
@@ -337,15 +341,14 @@ function check(operationId: string, response: ResponseLike, withUnknownFields: b
     if (header !== undefined) {
       out.push(violation(['response', 'header', 'content-type'], 'content-type.undocumented', `Content-Type ${header} is not documented for ${operationId} ${response.status}; documented: ${mediaTypes.join(', ')}`));
     } else if (media && (isJsonMedia(media) ? looksJson : media === 'text/plain')) {
-      out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header; the body is read as ${media}, which is documented for ${response.status} (production sends some bodies without one: REFERENCE.md, decision 2)`, 'warning'));
+      if (withWarnings) out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header; the body is read as ${media}, which is documented for ${response.status} (production sends some bodies without one: REFERENCE.md, decision 2)`, 'warning'));
     } else {
       out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header, and the body is not what ${operationId} ${response.status} documents (${mediaTypes.join(', ')})`));
     }
   }
 
   if (media !== undefined) {
-    const schemaPointer = (key === String(response.status) ? responseSchemaPointer(document, opPointer, response.status, media) : undefined) ?? `${responsePointer}/content/${pointerTo(media).slice(2)}/schema`;
-    const hasSchema = resolvePointer(document, schemaPointer) !== undefined;
+    const { schemaPointer, hasSchema } = bodySchemaOf(document, operationId, opPointer, key, responsePointer, response.status, media);
     if (isJsonMedia(media)) {
       if (!parsed.ok) {
         out.push(violation(['response', 'body'], 'body.not-json', `the body is not JSON (${parsed.error}); ${operationId} ${response.status} documents ${media}: ${short(response.text, 160)}`));
@@ -359,18 +362,50 @@ function check(operationId: string, response: ResponseLike, withUnknownFields: b
   }
 
   // Documented headers: a value must match its schema; a missing one is an error only when `required`.
-  const headers = resolvePointer(document, `${responsePointer}/headers`);
-  if (isObject(headers)) {
-    for (const name of Object.keys(headers)) {
-      const { pointer: headerPointer, value: headerObject } = dereference(document, `${responsePointer}/headers/${pointerTo(name).slice(2)}`);
-      if (!isObject(headerObject)) continue;
-      const actual = response.headers[name.toLowerCase()];
-      if (actual === undefined) {
-        out.push(violation(['response', 'header', name.toLowerCase()], 'header.missing', `header ${name} is documented for ${operationId} ${response.status} but was not sent`, headerObject['required'] === true ? 'error' : 'warning'));
-      } else if (isObject(headerObject['schema'])) {
-        out.push(...explain(`${headerPointer}/schema`, actual, ['response', 'header', name.toLowerCase()]).map((v) => ({ ...v, code: v.code.replace(/^schema\./, 'header.') })));
-      }
+  for (const { name, lower, schemaPointer, required } of documentedHeaders) {
+    const actual = response.headers[lower];
+    if (actual === undefined) {
+      if (required || withWarnings) out.push(violation(['response', 'header', lower], 'header.missing', `header ${name} is documented for ${operationId} ${response.status} but was not sent`, required ? 'error' : 'warning'));
+    } else if (schemaPointer !== undefined) {
+      out.push(...explain(schemaPointer, actual, ['response', 'header', lower]).map((v) => ({ ...v, code: v.code.replace(/^schema\./, 'header.') })));
     }
   }
-  return dedupe(out);
+  return out.length === 0 ? out : dedupe(out);
+}
+
+// What checkResponse looks up in the document, once per operation, response and media type (a server checks every
+// answer it sends; the lookups are the same every time).
+type DocumentedHeader = { name: string; lower: string; schemaPointer: string | undefined; required: boolean };
+const responseCache = new Map<string, { responsePointer: string; headers: DocumentedHeader[] }>();
+const bodySchemaCache = new Map<string, { schemaPointer: string; hasSchema: boolean }>();
+
+function responseOf(document: JsonObject, operationId: string, opPointer: string, key: string): { responsePointer: string; headers: DocumentedHeader[] } {
+  const cacheKey = `${operationId} ${key}`;
+  let found = responseCache.get(cacheKey);
+  if (!found) {
+    const responsePointer = dereference(document, `${opPointer}/responses/${key}`).pointer;
+    const headers: DocumentedHeader[] = [];
+    const headerObjects = resolvePointer(document, `${responsePointer}/headers`);
+    if (isObject(headerObjects)) {
+      for (const name of Object.keys(headerObjects)) {
+        const { pointer: headerPointer, value: headerObject } = dereference(document, `${responsePointer}/headers/${pointerTo(name).slice(2)}`);
+        if (!isObject(headerObject)) continue;
+        headers.push({ name, lower: name.toLowerCase(), schemaPointer: isObject(headerObject['schema']) ? `${headerPointer}/schema` : undefined, required: headerObject['required'] === true });
+      }
+    }
+    found = { responsePointer, headers };
+    responseCache.set(cacheKey, found);
+  }
+  return found;
+}
+
+function bodySchemaOf(document: JsonObject, operationId: string, opPointer: string, key: string, responsePointer: string, status: number, media: string): { schemaPointer: string; hasSchema: boolean } {
+  const cacheKey = `${operationId} ${key} ${status} ${media}`;
+  let found = bodySchemaCache.get(cacheKey);
+  if (!found) {
+    const schemaPointer = (key === String(status) ? responseSchemaPointer(document, opPointer, status, media) : undefined) ?? `${responsePointer}/content/${pointerTo(media).slice(2)}/schema`;
+    found = { schemaPointer, hasSchema: resolvePointer(document, schemaPointer) !== undefined };
+    bodySchemaCache.set(cacheKey, found);
+  }
+  return found;
 }
