@@ -6,7 +6,7 @@ import type { Schemas } from '../../spec/lib/schemas.ts';
 import { sha256, toBase64Url, toHex } from './digest.ts';
 import { decodeId, datedId, shortId } from './ids.ts';
 import { hashToken } from './security.ts';
-import type { Access, Goal, GoalRow, PersonRow, Project, ProjectRow, Seed, State } from './state.ts';
+import type { Access, Goal, GoalRow, Person, PersonRow, Project, ProjectRow, Seed, State } from './state.ts';
 
 /** The personas of REFERENCE.md decision 5 (and DESIGN.md "Mock control endpoints"). */
 export const PERSONAS = ['full_access', 'read_only', 'comment_only', 'no_access', 'suspended'] as const;
@@ -40,7 +40,7 @@ function tokenFor(persona: string): string {
   return `opk_${toBase64Url(sha256(`service-external-api mock token ${persona}`))}`;
 }
 
-function personRow(person: { id: string; full_name: string; title: string | null; email: string; type: 'human' | 'guest'; avatar_url: string | null }, extra: Partial<PersonRow> = {}): PersonRow {
+function personRow(person: Pick<Person, 'id' | 'full_name' | 'title' | 'email' | 'type' | 'avatar_url'>, extra: Partial<PersonRow> = {}): PersonRow {
   return { uuid: uuidOf(person.id), full_name: person.full_name, title: person.title, email: person.email, type: person.type, avatar_url: person.avatar_url, suspended: false, company_admin: false, ...extra };
 }
 
