@@ -56,7 +56,7 @@ export async function main(argv: string[]): Promise<void> {
   }
   switch (first) {
     case 'mock':
-      (await import('./serve.ts')).runMock(rest);
+      await (await import('./serve.ts')).runMock(rest);
       return;
     case 'contract':
       await (await import('../../contract-tests/run.ts')).runContract(rest);

@@ -1,8 +1,11 @@
 // The mock's control endpoints, under /__mock/ (never under the API prefix). Documented in mock/openapi.yaml.
-import express, { type Request, type Response } from 'express';
+// Framework-free: a control request in, a framed answer out (or undefined when it is no control endpoint, so the
+// request goes on to the API, which answers production's 404).
 import type { components as Control } from '../../generated/mock-control.ts';
+import * as errors from './errors.ts';
 import { slugId } from './ids.ts';
-import { DEFAULT_SESSION, REQUEST_JOURNAL_LIMIT, SESSION_HEADER, SESSION_NAME, type Session, type Sessions } from './sessions.ts';
+import type { Framed } from './reply.ts';
+import { DEFAULT_SESSION, REQUEST_JOURNAL_LIMIT, SESSION_NAME, type Sessions } from './sessions.ts';
 import type { Seed, State } from './state.ts';
 import type { Store, WriteEvent } from './store.ts';
 
@@ -13,8 +16,10 @@ function idOf(rows: ReadonlyArray<Named>, uuid: string): string {
   return row ? slugId(row.name ?? row.full_name ?? '', uuid) : uuid;
 }
 
+export type Fixtures = { tokens: Record<string, string>; projects: Record<string, string>; goals: Record<string, string>; people: Record<string, string> };
+
 /** Tokens by persona and record ids by story, in the id form responses use. Every value is a string. */
-export function fixturesOf(seed: Seed, state: State): { tokens: Record<string, string>; projects: Record<string, string>; goals: Record<string, string>; people: Record<string, string> } {
+export function fixturesOf(seed: Seed, state: State): Fixtures {
   const map = (ids: Record<string, string>, rows: ReadonlyArray<Named>): Record<string, string> => Object.fromEntries(Object.entries(ids).map(([key, uuid]) => [key, idOf(rows, uuid)]));
   return {
     tokens: { ...seed.fixtures.tokens },
@@ -25,7 +30,7 @@ export function fixturesOf(seed: Seed, state: State): { tokens: Record<string, s
 }
 
 /** A write as the event journal shows it: who did what to which record, who was subscribed and who would be notified. */
-function eventView(store: Store, event: WriteEvent): Control['schemas']['Event'] {
+export function eventView(store: Store, event: WriteEvent): Control['schemas']['Event'] {
   const s = store.state;
   const person = (uuid: string) => ({ id: idOf(s.people, uuid), full_name: s.people.find((p) => p.uuid === uuid)?.full_name ?? null });
   const a = event.activity;
@@ -43,63 +48,75 @@ function eventView(store: Store, event: WriteEvent): Control['schemas']['Event']
   };
 }
 
-export function sessionName(req: Request): { ok: true; name: string } | { ok: false; message: string } {
-  const header = req.headers[SESSION_HEADER];
-  if (header === undefined) return { ok: true, name: DEFAULT_SESSION };
-  const name = Array.isArray(header) ? header[0] ?? '' : header;
-  if (!SESSION_NAME.test(name)) return { ok: false, message: `X-Mock-Session must be 1 to 64 of A-Z a-z 0-9 . _ : -, got "${name.slice(0, 80)}"` };
-  return { ok: true, name };
+/** The events after `since` (a seq number or an ISO date-time), or a message saying what is wrong with it. */
+export function eventsSince(events: ReadonlyArray<WriteEvent>, since: string | undefined): WriteEvent[] | string {
+  if (since === undefined || since === '') return [...events];
+  if (/^\d+$/.test(since)) return events.filter((e) => e.seq > Number(since));
+  if (!Number.isNaN(Date.parse(since))) return events.filter((e) => Date.parse(e.at) >= Date.parse(since));
+  return 'since must be an event seq number or an ISO date-time';
 }
 
-export function controlRouter(seed: Seed, sessions: Sessions): express.Router {
-  const router = express.Router();
-  const withSession = (handler: (session: Session, req: Request, res: Response) => void) => (req: Request, res: Response) => {
-    const name = sessionName(req);
-    if (!name.ok) {
-      res.status(400).json({ error: 'Mock control error', message: name.message });
-      return;
-    }
-    handler(sessions.get(name.name), req, res);
-  };
-  const bad = (res: Response, message: string): void => {
-    res.status(400).json({ error: 'Mock control error', message });
-  };
+/** The session an `X-Mock-Session` value names (none: the default session), or why it names none. */
+export function sessionName(header: string | undefined): { ok: true; name: string } | { ok: false; message: string } {
+  if (header === undefined) return { ok: true, name: DEFAULT_SESSION };
+  if (!SESSION_NAME.test(header)) return { ok: false, message: `X-Mock-Session must be 1 to 64 of A-Z a-z 0-9 . _ : -, got "${header.slice(0, 80)}"` };
+  return { ok: true, name: header };
+}
 
-  router.get('/fixtures', withSession((session, _req, res) => res.json({ session: session.name, ...fixturesOf(seed, session.store.state) })));
-  router.get('/state', withSession((session, _req, res) => res.json(session.store.state)));
-  router.get('/sessions', (_req, res) => res.json({ sessions: sessions.list() }));
-  router.post('/reset', (req, res) => {
-    if (req.query['all'] === 'true') {
-      sessions.reset();
-      res.json({ reset: 'all' });
-      return;
+export type ControlRequest = { method: string; pathname: string; query: URLSearchParams; header(name: string): string | undefined };
+
+/** Control answers are plain JSON documents (application/json, no API framing). */
+function json(status: number, value: unknown): Framed {
+  return { status, headers: [['content-type', 'application/json; charset=utf-8']], body: JSON.stringify(value) };
+}
+function bad(message: string): Framed {
+  const reply = errors.MOCK_CONTROL_ERROR(message);
+  return json(reply.status, reply.body);
+}
+
+/** A query parameter given once; `undefined` when absent; `null` when repeated (which no control endpoint takes). */
+function single(query: URLSearchParams, name: string): string | undefined | null {
+  const all = query.getAll(name);
+  return all.length === 0 ? undefined : all.length === 1 ? (all[0] ?? '') : null;
+}
+
+// Routes match as Express's did: any case, with or without a trailing slash; a GET route answers HEAD too.
+const ROUTE = /^\/__mock\/(fixtures|state|sessions|reset|requests|events)\/?$/i;
+
+export async function control(request: ControlRequest, seed: Seed, sessions: Sessions): Promise<Framed | undefined> {
+  const route = ROUTE.exec(request.pathname)?.[1]?.toLowerCase();
+  if (route === undefined) return undefined;
+  const isGet = request.method === 'GET' || request.method === 'HEAD';
+  if (route === 'reset' ? request.method !== 'POST' : !isGet) return undefined;
+  if (route === 'sessions') return json(200, { sessions: await sessions.list() });
+  if (route === 'reset' && single(request.query, 'all') === 'true') {
+    await sessions.reset();
+    return json(200, { reset: 'all' });
+  }
+  const name = sessionName(request.header('x-mock-session'));
+  if (!name.ok) return bad(name.message);
+  const session = name.name;
+  switch (route) {
+    case 'reset':
+      await sessions.reset(session);
+      return json(200, { reset: session });
+    case 'fixtures':
+      return json(200, { session, ...(await sessions.read(session, (store) => fixturesOf(seed, store.state))) });
+    case 'state':
+      return { ...json(200, null), body: await sessions.read(session, (store) => JSON.stringify(store.state)) };
+    case 'requests': {
+      const raw = single(request.query, 'limit');
+      const limit = raw === undefined ? 100 : raw === null ? Number.NaN : Number(raw);
+      if (!Number.isInteger(limit) || limit < 1 || limit > REQUEST_JOURNAL_LIMIT) return bad(`limit must be a whole number from 1 to ${REQUEST_JOURNAL_LIMIT}`);
+      return json(200, { session, requests: await sessions.requests(session, limit) });
     }
-    const name = sessionName(req);
-    if (!name.ok) return bad(res, name.message);
-    sessions.reset(name.name);
-    res.json({ reset: name.name });
-  });
-  router.get(
-    '/requests',
-    withSession((session, req, res) => {
-      const raw = req.query['limit'];
-      const limit = raw === undefined ? 100 : Number(raw);
-      if (!Number.isInteger(limit) || limit < 1 || limit > REQUEST_JOURNAL_LIMIT) return bad(res, `limit must be a whole number from 1 to ${REQUEST_JOURNAL_LIMIT}`);
-      res.json({ session: session.name, requests: session.requests.slice(-limit) });
-    }),
-  );
-  router.get(
-    '/events',
-    withSession((session, req, res) => {
-      const since = req.query['since'];
-      let events = session.store.events;
-      if (typeof since === 'string' && since !== '') {
-        if (/^\d+$/.test(since)) events = events.filter((e) => e.seq > Number(since));
-        else if (!Number.isNaN(Date.parse(since))) events = events.filter((e) => Date.parse(e.at) >= Date.parse(since));
-        else return bad(res, 'since must be an event seq number or an ISO date-time');
-      }
-      res.json({ session: session.name, events: events.map((e) => eventView(session.store, e)) });
-    }),
-  );
-  return router;
+    default: {
+      const since = single(request.query, 'since');
+      const events = await sessions.read(session, (store) => {
+        const chosen = eventsSince(store.events, since ?? undefined);
+        return typeof chosen === 'string' ? chosen : chosen.map((e) => eventView(store, e));
+      });
+      return typeof events === 'string' ? bad(events) : json(200, { session, events });
+    }
+  }
 }

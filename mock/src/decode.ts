@@ -1,60 +1,20 @@
 // The input decoder of the real service (TurboConnect ParseInputs, transport-auth-errors.md "Request decoding and
 // validation"), driven by the operation's request schema in generated/openapi.json: the field list, kinds,
 // required and nullable flags all come from the spec, never from a list written here.
-import { isObject, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
+import { operationModels, type FieldModel } from '../../spec/lib/operations.ts';
 import { decodeId } from './ids.ts';
 import * as errors from './errors.ts';
 
-export type FieldKind =
-  | { kind: 'id' }
-  | { kind: 'id_list' }
-  | { kind: 'json' }
-  | { kind: 'string' }
-  | { kind: 'boolean' }
-  | { kind: 'enum'; name: string; values: ReadonlyArray<string> };
+/** The declared inputs of an operation, in declaration order (spec/lib/operations.ts). */
+export type InputSpec = ReadonlyArray<FieldModel>;
 
-export type FieldSpec = { name: string; kind: FieldKind; required: boolean; nullable: boolean };
+export type Decoded = { ok: true; inputs: Record<string, unknown> } | { ok: false; error: errors.ErrorReply };
 
-/** The declared inputs of an operation, in declaration order (the order of missing-field messages). */
-export type InputSpec = ReadonlyArray<FieldSpec>;
-
-export type Decoded =
-  | { ok: true; inputs: Record<string, unknown>; missing: string[] }
-  | { ok: false; error: errors.ErrorReply };
-
-function refName(schema: JsonObject): string | undefined {
-  const ref = schema['$ref'];
-  return typeof ref === 'string' ? ref.split('/').pop() : undefined;
-}
-
-function kindOf(document: JsonObject, schema: JsonObject, where: string): FieldKind {
-  const ref = refName(schema);
-  if (ref === 'InputId') return { kind: 'id' };
-  if (ref === 'RichTextDocument') return { kind: 'json' };
-  if (ref) {
-    const target = resolvePointer(document, String(schema['$ref']));
-    if (isObject(target) && Array.isArray(target['enum'])) {
-      return { kind: 'enum', name: typeof target['title'] === 'string' ? target['title'] : ref, values: target['enum'].map(String) };
-    }
-  }
-  const types = Array.isArray(schema['type']) ? schema['type'] : [schema['type']];
-  if (types.includes('array') && isObject(schema['items']) && refName(schema['items']) === 'InputId') return { kind: 'id_list' };
-  if (types.includes('boolean')) return { kind: 'boolean' };
-  if (types.includes('string')) return { kind: 'string' };
-  throw new Error(`${where}: no input kind for schema ${JSON.stringify(schema)}`);
-}
-
-/** Reads an operation's inputs from its request body schema (the pointer of that schema in the document). */
-export function inputSpecFrom(document: JsonObject, schemaPointer: string): InputSpec {
-  let schema = resolvePointer(document, schemaPointer);
-  if (isObject(schema) && typeof schema['$ref'] === 'string') schema = resolvePointer(document, schema['$ref']);
-  if (!isObject(schema) || !isObject(schema['properties'])) throw new Error(`no object schema at ${schemaPointer}`);
-  const required = new Set(Array.isArray(schema['required']) ? schema['required'] : []);
-  return Object.entries(schema['properties']).map(([name, property]) => {
-    if (!isObject(property)) throw new Error(`${schemaPointer}/${name} is not a schema`);
-    const types = Array.isArray(property['type']) ? property['type'] : [];
-    return { name, kind: kindOf(document, property, `${schemaPointer}/${name}`), required: required.has(name), nullable: types.includes('null') };
-  });
+/** The inputs of the operation whose request body schema is at `schemaPointer` (as in spec/lib/operations.ts). */
+export function inputSpecFrom(document: Parameters<typeof operationModels>[0], schemaPointer: string): InputSpec {
+  const model = operationModels(document).find((m) => m.requestSchemaPointer === schemaPointer);
+  if (!model) throw new Error(`no operation has its request body schema at ${schemaPointer}`);
+  return model.fields;
 }
 
 /** How Elixir prints a decoded JSON value in "#{value}" (String.Chars); undefined where that raises. */
@@ -79,16 +39,15 @@ function elixirToString(value: unknown): string | undefined {
 
 type FieldResult = { ok: true; value: unknown } | { ok: false; error: errors.ErrorReply };
 
-function decodeField(field: FieldSpec, raw: unknown): FieldResult {
-  const kind = field.kind;
-  switch (kind.kind) {
+function decodeField(field: FieldModel, raw: unknown): FieldResult {
+  switch (field.kind) {
     case 'id': {
       const id = decodeId(raw);
       if (id.kind === 'invalid') return { ok: false, error: errors.UNDECODABLE_ID };
       if (id.kind === 'crash') return { ok: false, error: errors.DECODING_CRASH };
       return { ok: true, value: id.kind === 'uuid' ? id.uuid : null };
     }
-    case 'id_list': {
+    case 'id-list': {
       if (raw === null) return { ok: true, value: [] };
       if (!Array.isArray(raw)) return { ok: false, error: errors.DECODING_CRASH };
       const ids: Array<string | null> = [];
@@ -104,7 +63,7 @@ function decodeField(field: FieldSpec, raw: unknown): FieldResult {
       }
       return { ok: true, value: ids };
     }
-    case 'json': {
+    case 'rich-text': {
       if (raw === null) return { ok: true, value: null };
       // A non-string, or a string that is not JSON, makes Json.decode return a 3-tuple that ParseInputs does not
       // match: a CaseClauseError, so the framework's 500.
@@ -124,18 +83,23 @@ function decodeField(field: FieldSpec, raw: unknown): FieldResult {
       return { ok: false, error: errors.UNKNOWN_INPUT_TYPE('boolean') };
     case 'enum': {
       if (raw === null) return { ok: true, value: null };
-      if (typeof raw === 'string' && kind.values.includes(raw)) return { ok: true, value: raw };
+      const values = field.enumValues ?? [];
+      if (typeof raw === 'string' && values.includes(raw)) return { ok: true, value: raw };
       const printed = elixirToString(raw);
       if (printed === undefined) return { ok: false, error: errors.DECODING_CRASH };
-      return { ok: false, error: errors.INVALID_ENUM_VALUE(kind.name, printed, kind.values) };
+      return { ok: false, error: errors.INVALID_ENUM_VALUE(field.enumName ?? field.name, printed, values) };
     }
+    case 'other':
+      // The spec gives this input no kind the service decodes; it is taken as sent.
+      return { ok: true, value: raw };
   }
 }
 
 /**
  * Decodes the supplied parameters. Keys are visited in Erlang's order for small maps (sorted), and the first error
  * answers. Production answers an unknown key with 400 or 500 depending on whether the name is a known atom; the mock
- * always gives the 400 (REFERENCE.md decision 2).
+ * always gives the 400 (REFERENCE.md decision 2). Whether required fields are missing is the next step's question
+ * (request validation, backend.ts), as RequiredFieldValidator runs after authentication in production.
  */
 export function decodeInputs(spec: InputSpec, params: Record<string, unknown>): Decoded {
   const byName = new Map(spec.map((f) => [f.name, f]));
@@ -148,6 +112,5 @@ export function decodeInputs(spec: InputSpec, params: Record<string, unknown>): 
     if (result.value === null && !field.nullable) return { ok: false, error: errors.NULL_FIELD(key) };
     inputs[key] = result.value;
   }
-  const missing = spec.filter((f) => f.required && !Object.hasOwn(inputs, f.name)).map((f) => f.name);
-  return { ok: true, inputs, missing };
+  return { ok: true, inputs };
 }

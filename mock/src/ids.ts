@@ -1,14 +1,24 @@
 // Ids as the real service writes and reads them (transport-auth-errors.md, "IDs and JSON primitives";
 // domain-and-shapes.md 1.2): base-62 short ids of UUIDs, name slugs, and the input decoder.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, toHex } from './digest.ts';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const BASE = 62n;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_UUID = (1n << 128n) - 1n;
 
+/**
+ * A random (version 4) UUID from WebCrypto, which Node, browsers and workers all have: `randomUUID()` where it exists
+ * (Node and secure browser contexts; Node serves it from a cache of random bytes), else built from getRandomValues.
+ */
 export function newUuid(): string {
-  return randomUUID();
+  const crypto = globalThis.crypto;
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = randomBytes(16);
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = toHex(bytes);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 export function isUuid(value: string): boolean {

@@ -1,24 +1,41 @@
 // The order of checks, written once. Each step is the real service's, in its order
 // (transport-auth-errors.md, "Order of checks"; REFERENCE.md decision 2), and the first failing step answers:
-//   1. Endpoint   body parsing: invalid JSON 400, body too large 413 (rendered from the entry connection)
+//   1. Endpoint   body reading and parsing: 413 too large, invalid JSON 400 (rendered from the entry connection)
 //   2. Router     the /api/external/v1 forward: 404 outside it; `accepts json`: 406
 //   3. Parser     TurboConnect's Plug.Parsers: 415 for a Content-Type it cannot parse
 //   4. Match      method 405; operation name 400 (missing / too many segments); lookup 404 Mutation/Query not found
+//                 (openapi-backend's router: backend.ts)
 //   5. Inputs     ParseInputs: unknown field 400, type 400/500, id 404/500, rich text 500, null 400 (decode.ts)
-//   6. Token      RequireApiToken: 401 (backend.ts security handler + unauthorizedHandler)
-//   7. Read-only  EnforceTokenAccessMode: 403 text (backend.ts, before validation)
-//   8. Required   RequiredFieldValidator: 400 Missing required fields (backend.ts validationFail)
-//   9. Handler    404 not visible, 403 cannot edit, 500 operation failed, 200 (handlers/, store.ts)
-// Steps 1–5 run before the token is looked at, so a request without a token can get 400, 404, 405, 415 or 500.
-import type { Request } from 'express';
-import type { OpenAPIBackend } from 'openapi-backend';
-import { isObject, listOperations, loadDocument } from '../../spec/lib/openapi.ts';
-import type { Call } from './backend.ts';
-import { decodeInputs, inputSpecFrom, type InputSpec } from './decode.ts';
+//   6. Token      RequireApiToken: 401 (the operation's security scheme from openapi-backend; security.ts)
+//   7. Read-only  EnforceTokenAccessMode: 403 text
+//   8. Required   RequiredFieldValidator: 400 Missing required fields (openapi-backend's request validation)
+//   9. Handler    404 not visible, 403 cannot edit, 500 operation failed, 200 (handlers.ts, store.ts)
+// Steps 1–5 run before the token is looked at, so a request without a token can get 400, 404, 405, 413, 415 or 500.
+// Nothing here is framework- or Node-specific: the request is a method, a target, headers and the body's bytes.
+import type { Operation } from 'openapi-backend';
+import { operationModels, type OperationId, type OperationModel } from '../../spec/lib/operations.ts';
+import type { Routing } from './backend.ts';
+import { decodeInputs } from './decode.ts';
 import * as errors from './errors.ts';
+import { handlers } from './handlers/index.ts';
 import type { Reply, ReplyOptions } from './reply.ts';
-import type { Store } from './store.ts';
+import { tokenFromAuthorization } from './security.ts';
+import type { Sessions } from './sessions.ts';
 import { bodyKind, decodeQuery, errorViewIsJson, mergeParams, negotiate, parseBody } from './transport.ts';
+
+/** A request as the core reads it, from any runtime: what the adapters hand over. */
+export type MockRequest = {
+  method: string;
+  /** The request target as sent: the path and query (`/api/external/v1/projects/resume?x=1`). */
+  target: string;
+  /** A header's value (repeated headers as the HTTP layer joins them; Authorization and Content-Type: the first). */
+  header(name: string): string | undefined;
+  body: Uint8Array;
+  /** Set when the body could not be read whole: larger than the limit, or in a Content-Encoding the API does not read. */
+  bodyError?: 'too-large' | 'unreadable';
+  /** When the request arrived (performance.now()), if before the core saw it: the journal's duration counts from here. */
+  receivedAt?: number;
+};
 
 /**
  * The internal API (`forward "/v2"` under `scope "/api"`, router.ex) serves the same mutations to browser sessions:
@@ -33,52 +50,55 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export type Answer = { reply: Reply; options: ReplyOptions };
 
-/** URI.decode/1: every `%XX` becomes its byte; a `%` without two hex digits after it is malformed (undefined). */
+/** URI.decode/1: every `%XX` becomes its byte (as a latin-1 character); a `%` without two hex digits is malformed. */
 function percentDecode(segment: string): string | undefined {
   if (!segment.includes('%')) return segment;
   if (/%(?![0-9A-Fa-f]{2})/.test(segment)) return undefined;
-  return Buffer.from(segment.replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('latin1');
+  return segment.replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
-export type Operations = { prefix: string[]; inputs: Map<string, InputSpec>; ids: Map<string, string> };
+export type Operations = { prefix: string[]; byId: Map<string, OperationModel> };
 
-/** The operations of the spec: the shared path prefix (the forward), each operation's inputs, and its name. */
+/** The operations of the spec (spec/lib/operations.ts) and the shared path prefix they sit under (the forward). */
 export function readOperations(): Operations {
-  const document = loadDocument();
-  const inputs = new Map<string, InputSpec>();
-  const ids = new Map<string, string>();
   let prefix: string[] | undefined;
-  for (const operation of listOperations(document)) {
-    const segments = operation.path.split('/').filter(Boolean);
-    const own = segments.slice(0, -2);
-    if (prefix && prefix.join('/') !== own.join('/')) throw new Error(`${operation.path} is not under /${prefix.join('/')}`);
+  const byId = new Map<string, OperationModel>();
+  for (const model of operationModels()) {
+    const own = model.path.split('/').filter(Boolean).slice(0, -2);
+    if (prefix && prefix.join('/') !== own.join('/')) throw new Error(`${model.path} is not under /${prefix.join('/')}`);
     prefix = own;
-    ids.set(segments.slice(-2).join('/'), operation.operationId);
-    inputs.set(operation.operationId, inputSpecFrom(document, `${operation.pointer}/requestBody/content/application~1json/schema`));
-    if (!isObject(operation.operation['requestBody'])) throw new Error(`${operation.operationId} has no request body`);
+    const undecodable = model.fields.find((f) => f.kind === 'other');
+    if (undecodable) throw new Error(`${model.operationId}.${undecodable.name}: the spec gives it no input kind the decoder knows (decode.ts)`);
+    byId.set(model.operationId, model);
   }
-  return { prefix: prefix ?? [], inputs, ids };
+  return { prefix: prefix ?? [], byId };
 }
 
 export type PipelineDeps = {
-  api: OpenAPIBackend;
+  routing: Routing;
   operations: Operations;
-  store: Store;
+  sessions: Sessions;
+  session: string;
   /** The mock's forced answer for an operation (Prefer: code / example), checked once the operation is known. */
-  force?: (operationId: string) => Reply | undefined;
+  force: (operationId: string) => Reply | undefined;
 };
 
-export async function answer(req: Request, rawBody: Buffer, deps: PipelineDeps): Promise<Answer> {
-  const accept = req.headers['accept'];
-  const errorsAsJson = errorViewIsJson(accept);
-  // Concatenated, not resolved: a path that starts with // is a path here, not a protocol-relative URL.
-  const url = new URL(`http://mock.invalid${req.originalUrl}`);
+function isOperationId(operations: Operations, value: string | undefined): value is OperationId {
+  return value !== undefined && operations.byId.has(value);
+}
 
-  // 1. Endpoint: Plug.Parsers (pass */*), then Plug.MethodOverride. (The 413 is answered while reading the body.)
-  const kind = bodyKind(req.headers['content-type']);
-  const parsed = parseBody(kind, rawBody);
+/** Answers an API request; `url` is the request's target, parsed once by the core. */
+export async function answer(request: MockRequest, url: URL, deps: PipelineDeps): Promise<Answer> {
+  const accept = request.header('accept');
+  const errorsAsJson = errorViewIsJson(accept);
+
+  // 1. Endpoint: the body is read (413 when larger than the limit), Plug.Parsers (pass */*), Plug.MethodOverride.
+  if (request.bodyError === 'too-large') return { reply: errors.PAYLOAD_TOO_LARGE(errorsAsJson), options: { entry: true } };
+  if (request.bodyError === 'unreadable') return { reply: errors.INVALID_JSON(errorsAsJson), options: { entry: true } };
+  const kind = bodyKind(request.header('content-type'));
+  const parsed = parseBody(kind, request.body);
   if (!parsed.ok) return { reply: errors.INVALID_JSON(errorsAsJson), options: { entry: true } };
-  let method = req.method.toUpperCase();
+  let method = request.method.toUpperCase();
   const override = parsed.params['_method'];
   if (method === 'POST' && typeof override === 'string' && ['PUT', 'PATCH', 'DELETE'].includes(override.toUpperCase())) method = override.toUpperCase();
 
@@ -101,32 +121,46 @@ export async function answer(req: Request, rawBody: Buffer, deps: PipelineDeps):
   // 3. TurboConnect's own Plug.Parsers has no :pass, so a body it cannot parse is 415.
   if (BODY_METHODS.has(method) && kind === 'unsupported') return { reply: errors.UNSUPPORTED_MEDIA_TYPE, options: {} };
 
-  // 4. Match: GET/HEAD are queries, POST mutations, anything else 405; then the name; then the lookup.
+  // 4. Match: GET/HEAD are queries, POST mutations, anything else 405; then the name; then the lookup, which is
+  // openapi-backend's routing of a POST to the operation's path.
   if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return { reply: errors.METHOD_NOT_ALLOWED, options: {} };
   const name = segments.slice(prefix.length);
   if (name.length === 0) return { reply: errors.MISSING_QUERY_NAME, options: {} };
   if (name.length > 2) return { reply: errors.INVALID_QUERY_NAME(name), options: {} };
   if (method !== 'POST') return { reply: errors.QUERY_NOT_FOUND, options: {} };
-  const operationId = deps.operations.ids.get(name.join('/'));
-  const spec = operationId ? deps.operations.inputs.get(operationId) : undefined;
-  if (!operationId || !spec) return { reply: errors.MUTATION_NOT_FOUND, options: {} };
+  const operation: Operation | undefined = deps.routing.match(`/${[...deps.operations.prefix, ...name].join('/')}`);
+  const operationId = operation?.operationId;
+  const model = isOperationId(deps.operations, operationId) ? deps.operations.byId.get(operationId) : undefined;
+  if (!operation || !model || !isOperationId(deps.operations, operationId)) return { reply: errors.MUTATION_NOT_FOUND, options: {} };
 
   // (Mock only: a forced answer replaces everything from here on, so it never changes the state.)
-  const forced = internal ? undefined : deps.force?.(operationId);
+  const forced = internal ? undefined : deps.force(operationId);
   if (forced) return { reply: forced, options: { operationId } };
 
   // 5. ParseInputs over the query merged with the body.
   const params = mergeParams(query, parsed.params);
-  const decoded = decodeInputs(spec, params);
+  const decoded = decodeInputs(model.fields, params);
   if (!decoded.ok) return { reply: decoded.error, options: internal ? {} : { operationId } };
   if (internal) return { reply: errors.UNAUTHORIZED, options: {} };
 
-  // 6–9. openapi-backend: security (401), read-only guard (403), validation (400 missing fields), handler.
-  const call: Call = { store: deps.store, inputs: decoded.inputs, missing: decoded.missing };
-  const path = `/${[...deps.operations.prefix, ...name].join('/')}`;
-  const headers: Record<string, string | string[]> = {};
-  const authorization = req.headers['authorization'];
-  if (authorization !== undefined) headers['authorization'] = authorization;
-  const reply: Reply = await deps.api.handleRequest({ method: 'post', path, headers, body: params, query: {} }, call);
-  return { reply, options: { operationId, checked: true } };
+  // 6–9 against the session's store, as one write (sessions.ts): who is calling, what they may do, the operation.
+  const secured = deps.routing.schemes(operation).includes('bearerAuth');
+  const token = tokenFromAuthorization(request.header('authorization'));
+  const reply = await deps.sessions.write(deps.session, (store): Reply => {
+    // 6. Who is calling: a principal, or 401.
+    const principal = secured && token ? store.authenticate(token) : undefined;
+    if (secured && !principal) return errors.UNAUTHORIZED;
+    if (!principal) return errors.MOCK_RESPONSE_INVALID([`${operationId} has no bearerAuth requirement; the mock knows no other caller`]);
+    // 7. A read-only principal is refused before the required-field check (EnforceTokenAccessMode precedes
+    // RequiredFieldValidator), so its request is not validated at all.
+    if (principal.readOnly) return errors.READ_ONLY_TOKEN;
+    // 8. Request validation finds the missing required fields. Anything else the schema rejects was already accepted
+    // by the input decoder, as production accepts it (a blank `success`, a null in subscriber_ids): the operation
+    // runs and fails there, as it does in production.
+    const missing = deps.routing.missing(operation, params);
+    if (missing.length > 0) return errors.MISSING_REQUIRED_FIELDS(missing);
+    // 9. The operation.
+    return handlers[operationId]({ principal, inputs: decoded.inputs, store });
+  });
+  return { reply, options: { operationId } };
 }

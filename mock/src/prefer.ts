@@ -1,7 +1,8 @@
 // Per-request control, a superset of Prism's `Prefer`: `code=NNN` answers with that documented status and its
 // example, `example=NAME` picks a named example, `delay=MS` waits before answering. A forced answer is built from
 // the spec's examples and never touches the state.
-import { dereference, documentedResponses, isObject, listOperations, loadDocument, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
+import { isObject } from '../../spec/lib/openapi.ts';
+import { operationModels, responseExamples } from '../../spec/lib/operations.ts';
 import * as errors from './errors.ts';
 import type { Reply } from './reply.ts';
 
@@ -31,37 +32,15 @@ export function parsePrefer(header: string | undefined): { ok: true; value: Pref
   return { ok: true, value };
 }
 
-type Named = { status: number; mediaType: string; name: string | undefined; value: unknown };
-
-function examplesOf(document: JsonObject, operationPointer: string): Named[] {
-  const out: Named[] = [];
-  for (const [status, mediaTypes] of documentedResponses(document, operationPointer)) {
-    const response = dereference(document, `${operationPointer}/responses/${status}`);
-    for (const mediaType of mediaTypes) {
-      const media = resolvePointer(document, `${response.pointer}/content/${mediaType.replace('/', '~1')}`);
-      if (!isObject(media)) continue;
-      if ('example' in media) out.push({ status: Number(status), mediaType, name: undefined, value: media['example'] });
-      if (isObject(media['examples'])) {
-        for (const name of Object.keys(media['examples'])) {
-          const example = dereference(document, `${response.pointer}/content/${mediaType.replace('/', '~1')}/examples/${name}`).value;
-          if (isObject(example)) out.push({ status: Number(status), mediaType, name, value: example['value'] });
-        }
-      }
-    }
-  }
-  return out;
-}
-
 const FRAMING: Record<string, 'json' | 'none' | 'html'> = { 'application/json': 'json', 'text/plain': 'none', 'text/html': 'html' };
 
 /** The forced reply for an operation, or a mock error naming what is documented. */
 export function forcedReply(operationId: string, preferences: Preferences): Reply | undefined {
   if (preferences.code === undefined && preferences.example === undefined) return undefined;
-  const document = loadDocument();
-  const operation = listOperations(document).find((o) => o.operationId === operationId);
+  const operation = operationModels().find((o) => o.operationId === operationId);
   if (!operation) return undefined;
-  const examples = examplesOf(document, operation.pointer);
-  const statuses = [...documentedResponses(document, operation.pointer).keys()];
+  const examples = responseExamples(operation);
+  const statuses = [...operation.responses.keys()];
   if (preferences.code !== undefined && !statuses.includes(String(preferences.code))) {
     return errors.MOCK_CONTROL_ERROR(`Prefer: code=${preferences.code} is not documented for ${operationId}; documented: ${statuses.join(', ')}`);
   }

@@ -1,9 +1,10 @@
-// A reply is what the mock answers, before it is written: status, body and production's framing. Every reply passes
-// `checkReply` (the response self-check against the spec) and is written by `writeReply`, nowhere else.
-import { randomBytes } from 'node:crypto';
-import { createRequire } from 'node:module';
-import type { Response } from 'express';
-import { createSchemaValidator, documentedResponses, formatErrors, isObject, listOperations, loadDocument, responseSchemaPointer, type SchemaValidator } from '../../spec/lib/openapi.ts';
+// A reply is what the mock answers, before it is framed: status, body and production's framing. Every reply passes
+// `checkReply` (the response self-check against the spec) and is framed by `frameReply`, nowhere else.
+import { validators } from '../../generated/response-validators.js';
+import { checkResponse } from '../../spec/lib/conformance.ts';
+import { createSchemaValidator, loadDocument, type SchemaValidator } from '../../spec/lib/openapi.ts';
+import { errorsOf } from '../../spec/lib/violations.ts';
+import { randomBytes, toBase64Url } from './digest.ts';
 import * as errors from './errors.ts';
 
 export type Reply = errors.ErrorReply | { code: 'OK'; status: 200; body: Record<string, unknown>; framing: 'json' };
@@ -23,77 +24,58 @@ export function mediaTypeOf(reply: Reply): string {
   return typeof reply.body === 'string' ? 'text/plain' : 'application/json';
 }
 
-export type ReplyChecker = (reply: Reply, operationId: string | undefined) => string[];
-
-type Precompiled = { validate(pointer: string, value: unknown): boolean | undefined };
-
-/**
- * The response validators `npm run generate` precompiled (generated/response-validators.cjs): no schema compilation at
- * start-up. `undefined` for a pointer it does not hold.
- */
-function loadPrecompiled(): Precompiled {
-  const module: unknown = createRequire(import.meta.url)('../../generated/response-validators.cjs');
-  const table = isObject(module) ? module : {};
-  const names = isObject(table['pointers']) ? table['pointers'] : {};
-  return {
-    validate(pointer, value) {
-      const name = names[pointer];
-      const fn = typeof name === 'string' ? table[name] : undefined;
-      return typeof fn === 'function' ? Boolean(fn(value)) : undefined;
-    },
-  };
-}
+/** The self-check: what is wrong with a reply of an operation (its framed form when there is one), in one line each. */
+export type ReplyChecker = (reply: Reply, operationId: string | undefined, framed?: Framed) => string[];
 
 /**
- * A validator that answers "valid" from the precompiled code, and compiles the detailed one (every error) only for
- * a value that fails, or for a schema the precompiled code does not hold.
+ * A validator that answers "valid" from the code `npm run generate` precompiled (generated/response-validators.js:
+ * no schema compilation at start-up), and compiles the detailed one (every error) only for a value that fails, or
+ * for a schema the precompiled code does not hold (the documented headers).
  */
 function defaultValidator(): SchemaValidator {
-  const precompiled = loadPrecompiled();
   let detailed: SchemaValidator | undefined;
   const slow = (): SchemaValidator => (detailed ??= createSchemaValidator(loadDocument(), { fastCompile: true }));
-  return { validate: (pointer, value) => (precompiled.validate(pointer, value) === true ? [] : slow().validate(pointer, value)) };
+  return { validate: (pointer, value) => (validators[pointer]?.(value) === true ? [] : slow().validate(pointer, value)) };
 }
 
-/** Checks replies against generated/openapi.json: documented status, documented media type, body schema. */
+/**
+ * Checks replies with the package's one response checker (spec/lib/conformance.ts): documented status, media type,
+ * body schema and documented headers. Errors only (a warning, such as production's missing Content-Type on a
+ * plain-text error, is what the spec says production does), each as one line naming where.
+ */
 export function createReplyChecker(validator: SchemaValidator = defaultValidator()): ReplyChecker {
-  const document = loadDocument();
-  const operations = new Map(listOperations(document).map((o) => [o.operationId, { pointer: o.pointer, documented: documentedResponses(document, o.pointer) }]));
-  // The schema pointer of each (operation, status, media type), looked up once.
-  const schemas = new Map<string, string | undefined>();
-  return (reply, operationId) => {
+  const options = { validator, unknownFields: false, warnings: false };
+  return (reply, operationId, framed) => {
     if (!operationId) return [];
-    const operation = operations.get(operationId);
-    if (!operation) return [`operation ${operationId} is not in the spec`];
-    const mediaTypes = operation.documented.get(String(reply.status));
-    if (!mediaTypes) return [`status ${reply.status} is not documented for ${operationId}; documented: ${[...operation.documented.keys()].join(', ')}`];
-    const mediaType = mediaTypeOf(reply);
-    const key = `${operationId} ${reply.status} ${mediaType}`;
-    if (!schemas.has(key)) schemas.set(key, responseSchemaPointer(document, operation.pointer, reply.status, mediaType));
-    const schema = schemas.get(key);
-    if (!schema) return [`${mediaType} is not documented for ${operationId} ${reply.status}; documented: ${mediaTypes.join(', ')}`];
-    const problems = validator.validate(schema, reply.body);
-    return problems.length ? [`${key}: ${formatErrors(problems)}`] : [];
+    const headers: Record<string, string> = {};
+    for (const [name, value] of framed?.headers ?? []) headers[name] = value;
+    const contentType = CONTENT_TYPES[reply.framing];
+    if (!framed && contentType) headers['content-type'] = contentType;
+    const text = framed?.body ?? (typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
+    const violations = checkResponse(operationId, { status: reply.status, headers, text, body: reply.body }, options);
+    const media = mediaTypeOf(reply);
+    return errorsOf(violations).map((v) => (v.location[1] === 'body' ? `${operationId} ${reply.status} ${media}: /${v.location.slice(2).join('/')} ${v.message}` : v.message));
   };
 }
 
 const CONTENT_TYPES = { json: 'application/json; charset=utf-8', html: 'text/html; charset=utf-8', none: undefined } as const;
 
 // Request ids: a random per-process prefix and a counter, 20 characters like Plug.RequestId's.
-const REQUEST_ID_PREFIX = randomBytes(6).toString('base64url');
+const REQUEST_ID_PREFIX = toBase64Url(randomBytes(6));
 let requestCounter = 0;
 function requestId(): string {
   requestCounter = (requestCounter + 1) % 0x7fffffff;
   return `${REQUEST_ID_PREFIX}${requestCounter.toString(36).padStart(12, '0')}`;
 }
 
-/** Writes a reply as production frames it: no Content-Type where production sets none, JSON bytes in key order. */
-export function writeReply(res: Response, reply: Reply, options: ReplyOptions = {}): void {
-  const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
-  res.status(reply.status);
-  res.setHeader('cache-control', 'max-age=0, private, must-revalidate');
-  if (!options.entry) res.setHeader('x-request-id', requestId());
+/** An answer as it goes on the wire: status, headers (lower-case names, in order) and the body text. */
+export type Framed = { status: number; headers: Array<[string, string]>; body: string };
+
+/** Frames a reply as production does: no Content-Type where production sets none, JSON bytes in key order. */
+export function frameReply(reply: Reply, options: ReplyOptions = {}, headers: Array<[string, string]> = []): Framed {
+  headers.push(['cache-control', 'max-age=0, private, must-revalidate']);
+  if (!options.entry) headers.push(['x-request-id', requestId()]);
   const contentType = CONTENT_TYPES[reply.framing];
-  if (contentType) res.setHeader('content-type', contentType);
-  res.end(body);
+  if (contentType) headers.push(['content-type', contentType]);
+  return { status: reply.status, headers, body: typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body) };
 }

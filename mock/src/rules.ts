@@ -1,6 +1,7 @@
 // The real service's state rules, as pure functions (domain-and-shapes.md §3; Project.state/1, Project.status/1,
 // Projects.outdated?/1, Goal.status/1, Goals.outdated?/1, Time.calculate_next_weekly_check_in/2).
 import { isObject } from '../../spec/lib/openapi.ts';
+import type { Schemas } from './state.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -40,18 +41,17 @@ export function nextWeeklyCheckIn(oldDue: string | null, now: Date): string {
   return isoSeconds(new Date(result));
 }
 
-export type StoredProjectStatus = 'active' | 'paused' | 'closed';
 export type ProjectFacts = {
-  stored_status: StoredProjectStatus;
+  stored_status: Schemas['ProjectState'];
   closed_at: string | null;
-  success_status: 'achieved' | 'missed' | null;
+  success_status: Schemas['SuccessStatus'] | null;
   next_check_in_scheduled_at: string | null;
   deleted_at: string | null;
   start_date: string | null;
-  last_check_in_status: 'on_track' | 'caution' | 'off_track' | null;
+  last_check_in_status: Schemas['CheckInStatus'] | null;
 };
 
-export function projectState(p: ProjectFacts): 'active' | 'paused' | 'closed' {
+export function projectState(p: ProjectFacts): Schemas['ProjectState'] {
   if (p.closed_at) return 'closed';
   return p.stored_status === 'paused' ? 'paused' : 'active';
 }
@@ -63,7 +63,7 @@ export function projectOutdated(p: ProjectFacts, now: Date): boolean {
   return dayDiff(utcDay(now), utcDay(p.next_check_in_scheduled_at)) > 3;
 }
 
-export function projectStatus(p: ProjectFacts, now: Date): 'achieved' | 'missed' | 'paused' | 'outdated' | 'on_track' | 'caution' | 'off_track' | 'pending' {
+export function projectStatus(p: ProjectFacts, now: Date): Schemas['ProjectStatus'] {
   if (p.success_status) return p.success_status;
   if (p.stored_status === 'paused') return 'paused';
   if (projectOutdated(p, now)) return 'outdated';
@@ -73,10 +73,10 @@ export function projectStatus(p: ProjectFacts, now: Date): 'achieved' | 'missed'
 export type GoalFacts = {
   closed_at: string | null;
   success: string | null;
-  success_status: 'achieved' | 'missed' | null;
+  success_status: Schemas['SuccessStatus'] | null;
   next_update_scheduled_at: string | null;
   deleted_at: string | null;
-  last_check_in_status: 'on_track' | 'caution' | 'off_track' | null;
+  last_check_in_status: Schemas['CheckInStatus'] | null;
 };
 
 export function goalOutdated(g: GoalFacts, now: Date): boolean {
@@ -85,7 +85,7 @@ export function goalOutdated(g: GoalFacts, now: Date): boolean {
   return dayDiff(utcDay(now), utcDay(g.next_update_scheduled_at)) > 3;
 }
 
-export function goalStatus(g: GoalFacts, now: Date): 'achieved' | 'missed' | 'outdated' | 'on_track' | 'caution' | 'off_track' | 'pending' {
+export function goalStatus(g: GoalFacts, now: Date): Schemas['GoalStatus'] {
   if (g.success_status) return g.success_status;
   if (g.success === 'yes') return 'achieved';
   if (g.success === 'no') return 'missed';
@@ -96,7 +96,7 @@ export function goalStatus(g: GoalFacts, now: Date): 'achieved' | 'missed' | 'ou
 /** Access levels (access_binding.ex): view 10, comment 40, edit 70, full 100. */
 export const ACCESS = { none: 0, view: 10, comment: 40, edit: 70, full: 100 } as const;
 
-export function permissionsFor(level: number, companyReadOnly: boolean): { can_view: boolean; can_comment: boolean; can_edit: boolean; has_full_access: boolean } {
+export function permissionsFor(level: number, companyReadOnly: boolean): Required<Omit<Schemas['ProjectPermissions'], '__typename'>> {
   const canView = level >= ACCESS.view;
   // A billing read-only company keeps only can_view (Permissions.ReadOnly.view_only/1).
   if (companyReadOnly) return { can_view: canView, can_comment: false, can_edit: false, has_full_access: false };
@@ -104,7 +104,7 @@ export function permissionsFor(level: number, companyReadOnly: boolean): { can_v
 }
 
 /** public if anonymous > 0, else internal if company > 0, else confidential if space > 0, else secret. */
-export function privacyOf(levels: { public: number; company: number; space: number }): 'public' | 'internal' | 'confidential' | 'secret' {
+export function privacyOf(levels: { public: number; company: number; space: number }): Schemas['Privacy'] {
   if (levels.public > 0) return 'public';
   if (levels.company > 0) return 'internal';
   if (levels.space > 0) return 'confidential';

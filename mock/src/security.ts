@@ -1,14 +1,15 @@
 // Who is calling: the bearer token as the real service reads it (RequireApiToken, transport-auth-errors.md
 // "Authentication and tokens"). Tokens are kept as SHA-256 hashes and compared in constant time; a raw token is never
 // stored here, logged or echoed.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { constantTimeEqual, fromHex, sha256 } from './digest.ts';
+import type { TokenRow } from './state.ts';
 
-export type TokenRecord = { hash: Buffer; personUuid: string; readOnly: boolean };
+export type TokenRecord = { hash: Uint8Array; personUuid: string; readOnly: boolean };
 
 export type Principal = { personUuid: string; readOnly: boolean };
 
-export function hashToken(raw: string): Buffer {
-  return createHash('sha256').update(raw, 'utf8').digest();
+export function hashToken(raw: string): Uint8Array {
+  return sha256(raw);
 }
 
 /**
@@ -23,7 +24,7 @@ export function tokenFromAuthorization(header: string | undefined): string | und
   return token ? token : undefined;
 }
 
-const NO_HASH = Buffer.alloc(32);
+const NO_HASH = new Uint8Array(32);
 
 /**
  * Finds the token's record by comparing its hash with every stored hash, so the time does not depend on a match. A
@@ -35,8 +36,13 @@ export function findToken(tokens: ReadonlyArray<TokenRecord>, raw: string): Toke
   for (const record of tokens) {
     const stored = record.hash;
     const usable = stored.length === hash.length;
-    const equal = timingSafeEqual(usable ? stored : NO_HASH, hash) && usable;
+    const equal = constantTimeEqual(usable ? stored : NO_HASH, hash) && usable;
     if (equal && !found) found = record;
   }
   return found;
+}
+
+/** The token rows of a state as records with their hashes decoded (a malformed hash decodes to no bytes). */
+export function tokenRecords(rows: ReadonlyArray<TokenRow>): TokenRecord[] {
+  return rows.map((t) => ({ hash: fromHex(t.sha256) ?? new Uint8Array(0), personUuid: t.person_uuid, readOnly: t.read_only }));
 }

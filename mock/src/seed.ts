@@ -1,12 +1,12 @@
 // The default seed, built from the spec's examples so the mock's data and the docs' examples are the same data:
 // the paused and closed projects are the records of the resume examples before the resume, the open and closed goals
 // those of the close examples. A company, five personas and their tokens complete it.
-import { createHash } from 'node:crypto';
 import { isObject, loadDocument, resolvePointer } from '../../spec/lib/openapi.ts';
 import type { Schemas } from '../../spec/lib/schemas.ts';
+import { sha256, toBase64Url, toHex } from './digest.ts';
 import { decodeId, datedId, shortId } from './ids.ts';
 import { hashToken } from './security.ts';
-import type { Access, Goal, GoalRow, PersonRow, Project, ProjectRow, Seed, State } from './state.ts';
+import type { Access, Goal, GoalRow, Person, PersonRow, Project, ProjectRow, Seed, State } from './state.ts';
 
 /** The personas of REFERENCE.md decision 5 (and DESIGN.md "Mock control endpoints"). */
 export const PERSONAS = ['full_access', 'read_only', 'comment_only', 'no_access', 'suspended'] as const;
@@ -31,16 +31,16 @@ function uuidOf(id: string): string {
 
 /** A stable UUID (v4 layout) for seed records the examples do not name. */
 function uuidFor(name: string): string {
-  const hex = createHash('sha256').update(`service-external-api seed ${name}`).digest('hex');
+  const hex = toHex(sha256(`service-external-api seed ${name}`));
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16] ?? '0', 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** A token in production's format, `opk_` and 43 URL-safe base64 characters, stable per persona. */
 function tokenFor(persona: string): string {
-  return `opk_${createHash('sha256').update(`service-external-api mock token ${persona}`).digest('base64url')}`;
+  return `opk_${toBase64Url(sha256(`service-external-api mock token ${persona}`))}`;
 }
 
-function personRow(person: { id: string; full_name: string; title: string | null; email: string; type: 'human' | 'guest'; avatar_url: string | null }, extra: Partial<PersonRow> = {}): PersonRow {
+function personRow(person: Pick<Person, 'id' | 'full_name' | 'title' | 'email' | 'type' | 'avatar_url'>, extra: Partial<PersonRow> = {}): PersonRow {
   return { uuid: uuidOf(person.id), full_name: person.full_name, title: person.title, email: person.email, type: person.type, avatar_url: person.avatar_url, suspended: false, company_admin: false, ...extra };
 }
 
@@ -175,7 +175,7 @@ export function defaultSeed(): Seed {
   for (const persona of PERSONAS) {
     const raw = tokenFor(persona);
     tokens[persona] = raw;
-    state.tokens.push({ persona, sha256: hashToken(raw).toString('hex'), person_uuid: owners[persona].person, read_only: owners[persona].readOnly });
+    state.tokens.push({ persona, sha256: toHex(hashToken(raw)), person_uuid: owners[persona].person, read_only: owners[persona].readOnly });
   }
 
   return {

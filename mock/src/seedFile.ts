@@ -1,8 +1,76 @@
-// Reading a seed from JSON (npm start -- --seed FILE): the shape of a Seed, each record's template checked against
-// the spec's schema, every error naming its path.
-import { isObject } from '../../spec/lib/openapi.ts';
+// Reading a seed from JSON (npm start -- --seed FILE): the whole Seed is validated against a JSON Schema derived from
+// the spec (state.ts's rows, whose enums, access levels and templates are the spec's own schemas), and every error
+// names the path of the first wrong field, so a bad seed is exit 2 at start, never a 500 on every request later.
+import type { ErrorObject } from 'ajv/dist/2020.js';
+import { createAjv, isObject, loadDocument, pointerTo } from '../../spec/lib/openapi.ts';
 import { schemaViolations } from '../../spec/lib/schemas.ts';
 import type { Seed } from './state.ts';
+
+const spec = (name: string): { $ref: string } => ({ $ref: `openapi.json${pointerTo('components', 'schemas', name)}` });
+const nullable = (schema: object): object => ({ anyOf: [schema, { type: 'null' }] });
+const string = { type: 'string' };
+const timestamp = { type: 'string', format: 'date-time' };
+const uuid = { type: 'string', format: 'uuid' };
+const row = (properties: Record<string, object>): object => ({ type: 'object', required: Object.keys(properties), properties });
+const access = row({ public: spec('AccessLevel'), company: spec('AccessLevel'), space: spec('AccessLevel'), people: { type: 'object', additionalProperties: spec('AccessLevel') } });
+
+/** The JSON Schema of a seed file: state.ts's row types, with the spec's schemas for every enum, level and template. */
+export function seedSchema(): object {
+  const list = (item: object): object => ({ type: 'array', items: item });
+  return {
+    type: 'object',
+    required: ['state', 'fixtures'],
+    properties: {
+      state: row({
+        company: row({ uuid, id: string, name: string, billing_read_only: { type: 'boolean' }, app_origin: { type: 'string', format: 'uri' } }),
+        people: list(row({ uuid, full_name: string, title: nullable(string), email: string, type: spec('PersonType'), avatar_url: nullable(string), suspended: { type: 'boolean' }, company_admin: { type: 'boolean' } })),
+        spaces: list(row({ uuid, name: string, member_uuids: list(uuid) })),
+        projects: list(
+          row({
+            uuid, name: string, space_uuid: uuid, goal_uuid: nullable(uuid), champion_uuid: nullable(uuid), reviewer_uuid: nullable(uuid), stored_status: spec('ProjectState'),
+            closed_at: nullable(timestamp), success_status: nullable(spec('SuccessStatus')), next_check_in_scheduled_at: nullable(timestamp), inserted_at: timestamp, updated_at: timestamp,
+            deleted_at: nullable(timestamp), access, template: spec('Project'),
+          }),
+        ),
+        goals: list(
+          row({
+            uuid, name: string, space_uuid: uuid, champion_uuid: nullable(uuid), reviewer_uuid: nullable(uuid), closed_at: nullable(timestamp), closed_by_uuid: nullable(uuid), success: nullable(string),
+            success_status: nullable(spec('SuccessStatus')), next_update_scheduled_at: nullable(timestamp), inserted_at: timestamp, updated_at: timestamp, deleted_at: nullable(timestamp), access, template: spec('Goal'),
+          }),
+        ),
+        tokens: list(row({ persona: string, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' }, person_uuid: uuid, read_only: { type: 'boolean' } })),
+        activities: list({ type: 'object' }),
+        comment_threads: list({ type: 'object' }),
+        subscription_lists: list({ type: 'object' }),
+        subscriptions: list({ type: 'object' }),
+        notifications: list({ type: 'object' }),
+      }),
+      fixtures: row(Object.fromEntries(['tokens', 'projects', 'goals', 'people'].map((key) => [key, { type: 'object', additionalProperties: string }]))),
+    },
+  };
+}
+
+/** `$.state.projects[0].access`, from an Ajv instance path (and the missing property of a `required` error). */
+function pathOf(error: ErrorObject): string {
+  const parts = error.instancePath.split('/').slice(1).map((raw) => raw.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const missing = error.keyword === 'required' ? String(error.params['missingProperty']) : undefined;
+  return `$${[...parts, ...(missing === undefined ? [] : [missing])].map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('')}`;
+}
+
+let validateSeed: ((value: unknown) => ErrorObject | undefined) | undefined;
+
+/** The first field of a seed that breaks the derived schema, as `path message`; undefined when the seed conforms. */
+function schemaError(value: unknown): string | undefined {
+  if (!validateSeed) {
+    const ajv = createAjv({ allErrors: false, fastCompile: true });
+    ajv.addSchema(loadDocument(), 'openapi.json');
+    const compiled = ajv.compile(seedSchema());
+    validateSeed = (candidate) => (compiled(candidate) ? undefined : compiled.errors?.[0]);
+  }
+  const error = validateSeed(value);
+  if (!error) return undefined;
+  return error.keyword === 'required' ? `${pathOf(error)} is missing` : `${pathOf(error)} ${error.message ?? error.keyword}`;
+}
 
 const STATE_LISTS = ['people', 'spaces', 'projects', 'goals', 'tokens', 'activities', 'comment_threads', 'subscription_lists', 'subscriptions', 'notifications'] as const;
 
@@ -38,7 +106,7 @@ function seedError(value: unknown): string | undefined {
       if (problems) return `$.state.${list}[${i}].template is not a valid ${schema}: ${problems}`;
     }
   }
-  return undefined;
+  return schemaError(value);
 }
 
 export function parseSeed(text: string): { ok: true; seed: Seed } | { ok: false; error: string } {

@@ -57,7 +57,7 @@ function parse(argv: string[]) {
   });
 }
 /** Runs the mock until SIGINT/SIGTERM; a bad option is one line on stderr and exit 2. */
-export function runMock(argv: string[]): void {
+export async function runMock(argv: string[]): Promise<void> {
   let args: ReturnType<typeof parse>;
   try {
     args = parse(argv);
@@ -104,6 +104,8 @@ export function runMock(argv: string[]): void {
   if (args.values['no-control']) options.control = false;
   if (args.values['max-sessions'] !== undefined) options.maxSessions = integer(args.values['max-sessions'], '--max-sessions', 1, 100_000);
   const app = createMockApp(options);
+  const startFailure = await app.mock.core.ready;
+  if (startFailure) fail(`the mock could not start: ${startFailure.message.split('\n')[0] ?? ''}`);
   const server = app.listen(port, host);
   server.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE') fail(`port ${port} on ${host} is already in use (choose another with --port)`);

@@ -1,5 +1,7 @@
 // Sessions: each `X-Mock-Session: NAME` gets its own store, made from the seed on first use, so parallel tests and
-// developers never see each other's writes. The number of sessions is bounded; the least recently used one goes
+// developers never see each other's writes. `Sessions` is what the core asks of wherever the stores are kept; its
+// operations may be asynchronous (a database shared by several mock processes), and the in-memory implementation
+// below, the default, answers synchronously. The number of sessions is bounded; the least recently used one goes
 // first. The default session (no header) is never evicted.
 import type { Seed } from './state.ts';
 import { Store, type StoreOptions } from './store.ts';
@@ -10,12 +12,42 @@ export const SESSION_NAME = /^[A-Za-z0-9._:-]{1,64}$/;
 export const DEFAULT_MAX_SESSIONS = 100;
 export const REQUEST_JOURNAL_LIMIT = 500;
 
+/** A value now, or later: the in-memory store answers at once, a shared one through a promise. */
+export type Awaitable<T> = T | Promise<T>;
+
 /** One request as the request journal shows it: never a header value, a token or a body. */
 export type RequestEntry = { seq: number; at: string; method: string; path: string; status: number; duration_ms: number; operation: string | null; session: string };
+export type RequestRecord = Omit<RequestEntry, 'seq' | 'session'>;
+
+export type SessionSummary = { name: string; created_at: string; requests: number; events: number };
+
+/**
+ * Where the sessions' stores are kept. Every operation may answer with a promise. The rules an implementation keeps:
+ * - `read` and `write` create the session from the seed on first use (and may evict the least recently used one);
+ * - `write` is atomic: concurrent writes to one session, from any number of processes, leave the state and journal
+ *   of some serial order. A database-backed implementation loads the session, runs `fn`, and saves the result in one
+ *   transaction, running `fn` again on a conflict, so `fn` must depend on nothing but its argument (it does: it is
+ *   the order of checks 6–9 and the store's write). A write that changed nothing leaves `store.seq` as it was, so
+ *   the save can be skipped;
+ * - `read` never changes anything; `fn` must not keep the store beyond the call;
+ * - `reset` and `record` are atomic too.
+ */
+export interface Sessions {
+  read<T>(name: string, fn: (store: Store) => T): Awaitable<T>;
+  write<T>(name: string, fn: (store: Store) => T): Awaitable<T>;
+  /** Back to the seed: one session, or every session when `name` is undefined. */
+  reset(name?: string): Awaitable<void>;
+  list(): Awaitable<SessionSummary[]>;
+  /** Appends to the session's request journal (at most REQUEST_JOURNAL_LIMIT entries, oldest dropped first). */
+  record(name: string, entry: RequestRecord): Awaitable<void>;
+  /** The last `limit` entries of the session's request journal, oldest first. */
+  requests(name: string, limit: number): Awaitable<RequestEntry[]>;
+}
 
 export type Session = { name: string; store: Store; requests: RequestEntry[]; created_at: string; last_used: number };
 
-export class Sessions {
+/** The default: every session's store in this process's memory, used in place (no copies per request). */
+export class MemorySessions implements Sessions {
   readonly #seed: Seed;
   readonly #storeOptions: StoreOptions;
   readonly #max: number;
@@ -29,7 +61,8 @@ export class Sessions {
   }
 
   #create(name: string): Session {
-    return { name, store: new Store(structuredClone(this.#seed.state), this.#storeOptions), requests: [], created_at: new Date().toISOString(), last_used: Date.now() };
+    const now = this.#storeOptions.now();
+    return { name, store: new Store(structuredClone(this.#seed.state), this.#storeOptions), requests: [], created_at: now.toISOString(), last_used: now.getTime() };
   }
 
   /** The session of that name, created from the seed on first use (evicting the least recently used if full). */
@@ -46,23 +79,35 @@ export class Sessions {
         if (oldest !== undefined) this.#sessions.delete(oldest);
       }
     }
-    session.last_used = Date.now();
+    session.last_used = this.#storeOptions.now().getTime();
     this.#sessions.set(name, session);
     return session;
   }
 
-  /** Back to the seed: one session, or every session when `name` is undefined. */
+  read<T>(name: string, fn: (store: Store) => T): T {
+    return fn(this.get(name).store);
+  }
+
+  write<T>(name: string, fn: (store: Store) => T): T {
+    return fn(this.get(name).store);
+  }
+
   reset(name?: string): void {
     if (name === undefined) this.#sessions.clear();
     else this.#sessions.delete(name);
   }
 
-  list(): Array<{ name: string; created_at: string; requests: number; events: number }> {
+  list(): SessionSummary[] {
     return [...this.#sessions.values()].map((s) => ({ name: s.name, created_at: s.created_at, requests: s.requests.length, events: s.store.events.length }));
   }
 
-  record(session: Session, entry: Omit<RequestEntry, 'seq' | 'session'>): void {
+  record(name: string, entry: RequestRecord): void {
+    const session = this.get(name);
     session.requests.push({ seq: ++this.#requestSeq, session: session.name, ...entry });
     if (session.requests.length > REQUEST_JOURNAL_LIMIT) session.requests.splice(0, session.requests.length - REQUEST_JOURNAL_LIMIT);
+  }
+
+  requests(name: string, limit: number): RequestEntry[] {
+    return this.get(name).requests.slice(-limit);
   }
 }

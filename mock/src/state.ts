@@ -17,7 +17,7 @@ export type PersonRow = {
   full_name: string;
   title: string | null;
   email: string;
-  type: 'human' | 'guest';
+  type: Schemas['PersonType'];
   avatar_url: string | null;
   suspended: boolean;
   /** owners and admins: full access to everything in the company */
@@ -31,9 +31,10 @@ export type ProjectRow = {
   goal_uuid: string | null;
   champion_uuid: string | null;
   reviewer_uuid: string | null;
-  stored_status: 'active' | 'paused' | 'closed';
+  /** The stored status column (paused/active/closed), which the computed `state` reads. */
+  stored_status: Schemas['ProjectState'];
   closed_at: string | null;
-  success_status: 'achieved' | 'missed' | null;
+  success_status: Schemas['SuccessStatus'] | null;
   next_check_in_scheduled_at: string | null;
   inserted_at: string;
   updated_at: string;
@@ -50,7 +51,7 @@ export type GoalRow = {
   closed_at: string | null;
   closed_by_uuid: string | null;
   success: string | null;
-  success_status: 'achieved' | 'missed' | null;
+  success_status: Schemas['SuccessStatus'] | null;
   next_update_scheduled_at: string | null;
   inserted_at: string;
   updated_at: string;
@@ -71,7 +72,7 @@ export type ActivityRow = {
 };
 export type CommentThreadRow = { id: string; parent_type: 'activity'; parent_id: string; message: Record<string, unknown>; subscription_list_id: string; inserted_at: string };
 export type SubscriptionListRow = { id: string; parent_type: 'comment_thread'; parent_id: string; send_to_everyone: boolean };
-export type SubscriptionRow = { id: string; subscription_list_id: string; person_uuid: string; type: 'invited' | 'mentioned' | 'joined'; canceled: boolean };
+export type SubscriptionRow = { id: string; subscription_list_id: string; person_uuid: string; type: Schemas['SubscriptionType']; canceled: boolean };
 export type NotificationRow = {
   id: string;
   person_uuid: string;

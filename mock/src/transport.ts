@@ -113,7 +113,7 @@ export type ParsedBody = { ok: true; params: Params } | { ok: false };
  * UTF-8 fails), URL-encoded forms; no Content-Type means the body is ignored; other types are left unparsed here.
  * Multipart bodies are not decoded by the mock (their fields are ignored).
  */
-export function parseBody(kind: BodyKind, body: Buffer): ParsedBody {
+export function parseBody(kind: BodyKind, body: Uint8Array): ParsedBody {
   if (kind === 'json') {
     if (body.length === 0) return { ok: true, params: {} };
     let value: unknown;
@@ -125,7 +125,7 @@ export function parseBody(kind: BodyKind, body: Buffer): ParsedBody {
     if (isObject(value)) return { ok: true, params: value };
     return { ok: true, params: { _json: value } };
   }
-  if (kind === 'form') return { ok: true, params: decodeQuery(body.toString('utf8')) };
+  if (kind === 'form') return { ok: true, params: decodeQuery(new TextDecoder('utf-8').decode(body)) };
   return { ok: true, params: {} };
 }
 

@@ -1,22 +1,24 @@
 // Security (issue 9): constant-time token comparison, tokens never echoed, stored or logged, loopback by default,
 // --no-control, and no prototype pollution, over real HTTP (in process and as the CLI in a child process).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { defaultSeed } from '../src/index.ts';
+import { constantTimeEqual, toHex } from '../src/digest.ts';
 import { findToken, hashToken, type TokenRecord } from '../src/security.ts';
 import { readState, str } from './fuzz/state.ts';
 import { CLOSE, RESUME, doc, send, startMock, type Received, type RunningMock, type Sent } from './http.ts';
 
-// Every call of timingSafeEqual is counted (the real one still answers).
-vi.mock('node:crypto', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:crypto')>();
-  return { ...actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) };
+// Every call of the core's constant-time comparison (digest.ts, plain JavaScript so it runs in browsers too) is
+// counted (the real one still answers).
+vi.mock('../src/digest.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../src/digest.ts')>();
+  return { ...actual, constantTimeEqual: vi.fn(actual.constantTimeEqual) };
 });
-const compare = vi.mocked(timingSafeEqual);
+const compare = vi.mocked(constantTimeEqual);
 
 const randomToken = (): string => `opk_${randomBytes(32).toString('base64url')}`;
 
@@ -61,13 +63,13 @@ describe('tokens are compared in constant time (security.ts findToken)', () => {
     ['matches none', randomToken],
     ['is empty', () => ''],
     ['is 10,000 characters long', () => `opk_${'A'.repeat(10_000)}`],
-  ])('a candidate that %s is compared with every stored hash, with timingSafeEqual on two 32-byte digests', (_case, candidate) => {
+  ])('a candidate that %s is compared with every stored hash, in constant time on two 32-byte digests', (_case, candidate) => {
     const { records, reads } = counted();
     findToken(records, candidate());
     expect(reads).toEqual(raws.map(() => 1));
     expect(compare).toHaveBeenCalledTimes(raws.length);
     for (const [a, b] of compare.mock.calls) {
-      expect([Buffer.isBuffer(a) ? a.length : -1, Buffer.isBuffer(b) ? b.length : -1]).toEqual([32, 32]);
+      expect([a instanceof Uint8Array ? a.length : -1, b instanceof Uint8Array ? b.length : -1]).toEqual([32, 32]);
     }
   });
 
@@ -83,7 +85,7 @@ describe('tokens are compared in constant time (security.ts findToken)', () => {
     expect(counts).toEqual([state.tokens.length, state.tokens.length, state.tokens.length]);
   });
 
-  it('a stored hash of the wrong length does not lock every persona out (timingSafeEqual throws on a length mismatch; seedFile.ts does not check sha256)', async () => {
+  it('a stored hash of the wrong length does not lock every persona out (it is compared against a dummy; seedFile.ts does not check sha256)', async () => {
     const seed = defaultSeed();
     seed.state.tokens.push({ persona: 'broken', sha256: 'abcd', person_uuid: seed.state.tokens[0]?.person_uuid ?? '', read_only: false });
     const broken = await startMock({ seed });
@@ -151,7 +153,7 @@ describe('tokens are never echoed, stored or journaled', () => {
     }
     // The state keeps SHA-256 hashes only.
     const state = readState(await mock.state());
-    expect(state.tokens.map((t) => str(t, 'sha256')).sort()).toEqual(Object.values(mock.fixtures.tokens).map((t) => hashToken(t).toString('hex')).sort());
+    expect(state.tokens.map((t) => str(t, 'sha256')).sort()).toEqual(Object.values(mock.fixtures.tokens).map((t) => toHex(hashToken(t))).sort());
     // GET /__mock/fixtures hands out the seed's persona tokens (by design, mock/README.md), and nothing else.
     const fixtures = (await mock.send({ method: 'GET', path: '/__mock/fixtures' })).text;
     expect(leaks(fixtures, secrets.slice(1))).toHaveLength(3);

@@ -159,13 +159,13 @@ describe('the input decoder, driven by the spec', () => {
   const close = inputSpecFrom(document, "#/paths/~1api~1external~1v1~1goals~1close/post/requestBody/content/application~1json/schema");
 
   it('reads the fields, kinds, required and nullable flags from the request schema', () => {
-    expect(close.map((f) => [f.name, f.kind.kind, f.required, f.nullable])).toEqual([
+    expect(close.map((f) => [f.name, f.kind, f.required, f.nullable])).toEqual([
       ['goal_id', 'id', true, false],
       ['success', 'string', true, false],
-      ['retrospective', 'json', true, false],
+      ['retrospective', 'rich-text', true, false],
       ['success_status', 'enum', true, false],
       ['send_notifications_to_everyone', 'boolean', false, true],
-      ['subscriber_ids', 'id_list', false, true],
+      ['subscriber_ids', 'id-list', false, true],
     ]);
   });
 
@@ -186,8 +186,14 @@ describe('the input decoder, driven by the spec', () => {
     expect(decodeInputs(close, { subscriber_ids: [null] })).toMatchObject({ ok: true, inputs: { subscriber_ids: [null] } });
   });
 
-  it('lists missing required fields in declaration order', () => {
-    expect(decodeInputs(close, { success_status: 'missed' })).toMatchObject({ ok: true, missing: ['goal_id', 'success', 'retrospective'] });
+  it('lists missing required fields in declaration order (request validation, after decoding)', async () => {
+    const { createRouting } = await import('../src/backend.ts');
+    const routing = createRouting();
+    expect(await routing.ready).toBeUndefined();
+    const operation = routing.match('/api/external/v1/goals/close');
+    if (!operation) throw new Error('goals/close is not routed');
+    expect(decodeInputs(close, { success_status: 'missed' })).toMatchObject({ ok: true });
+    expect(routing.missing(operation, { success_status: 'missed' })).toEqual(['goal_id', 'success', 'retrospective']);
   });
 });
 

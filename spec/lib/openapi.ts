@@ -1,6 +1,7 @@
 // The bundled document and JSON Schema validators compiled from it: the one way every part of this package reads
-// generated/openapi.json (the mock, the contract tests, the spec's own tests).
-import { readFileSync } from 'node:fs';
+// generated/openapi.json (the mock, the contract tests, the spec's own tests). No Node-only API: the mock's core runs
+// in browsers and service workers too, so the document is an import (bundlers inline it), not a file read.
+import bundled from '../../generated/openapi.json' with { type: 'json' };
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
@@ -18,16 +19,12 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-let cachedDocument: JsonObject | undefined;
+const document: unknown = bundled;
 
-/** The bundled OpenAPI document, parsed once per process. Treat it as read-only. */
+/** The bundled OpenAPI document (one object per process). Treat it as read-only. */
 export function loadDocument(): JsonObject {
-  if (!cachedDocument) {
-    const parsed: unknown = JSON.parse(readFileSync(DOCUMENT_URL, 'utf8'));
-    if (!isObject(parsed) || typeof parsed['openapi'] !== 'string') throw new Error(`${DOCUMENT_URL.pathname} is not an OpenAPI document; run npm run generate`);
-    cachedDocument = parsed;
-  }
-  return cachedDocument;
+  if (!isObject(document) || typeof document['openapi'] !== 'string') throw new Error('generated/openapi.json is not an OpenAPI document; run npm run generate');
+  return document;
 }
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;

@@ -28,7 +28,7 @@ const ENTRY_POINTS = [
 ];
 
 /** Files the compiled code reads or runs as they are, by path relative to the root (dist/ mirrors the tree). */
-const ASSETS = ['generated/openapi.json', 'generated/openapi.acyclic.json', 'generated/response-validators.cjs', 'mock/src/entry.cjs', 'mock/src/bin.cjs'];
+const ASSETS = ['generated/openapi.json', 'generated/openapi.acyclic.json', 'generated/response-validators.js', 'generated/response-validators.d.ts', 'mock/src/entry.cjs', 'mock/src/bin.cjs'];
 
 function compile(): readonly ts.Diagnostic[] {
   const parsed = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });

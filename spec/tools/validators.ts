@@ -1,5 +1,6 @@
 // Precompiled response validators: Ajv's standalone code for every response schema of every operation, so a server
-// that checks its responses (the mock) loads them instead of compiling the cyclic schemas at start-up.
+// that checks its responses (the mock, in Node, a browser or a service worker) imports them instead of compiling the
+// cyclic schemas at start-up. The output is an ES module whose only import is ajv-formats' format checkers.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { _ } from 'ajv/dist/compile/codegen/index.js';
 import standaloneCodeModule from 'ajv/dist/standalone/index.js';
@@ -11,7 +12,7 @@ type StandaloneCode = (ajv: Ajv2020, refsOrFunc?: Record<string, string>) => str
 const standaloneCode = ('default' in standaloneCodeModule ? standaloneCodeModule.default : standaloneCodeModule) as unknown as StandaloneCode;
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
-/** CommonJS source exporting one validator per response schema, and `pointers`: schema pointer → export name. */
+/** ES module source exporting `validators`: schema pointer → a validator that answers valid or not (no errors). */
 export function responseValidatorsSource(document: JsonObject): string {
   const ajv = new Ajv2020({
     strict: true,
@@ -19,7 +20,7 @@ export function responseValidatorsSource(document: JsonObject): string {
     allowUnionTypes: true,
     inlineRefs: false,
     validateSchema: false,
-    code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` },
+    code: { source: true, esm: true, formats: _`fullFormats` },
   });
   addFormats(ajv);
   ajv.addVocabulary(OPENAPI_KEYWORDS);
@@ -31,11 +32,20 @@ export function responseValidatorsSource(document: JsonObject): string {
       for (const mediaType of mediaTypes) {
         const pointer = responseSchemaPointer(document, operation.pointer, Number(status), mediaType);
         if (!pointer || pointer in pointers) continue;
-        const name = `validate${Object.keys(pointers).length}`;
+        const name = `response${Object.keys(pointers).length}`;
         pointers[pointer] = name;
         refs[name] = `openapi.json${pointer}`;
       }
     }
   }
-  return `${standaloneCode(ajv, refs)}\nexports.pointers = ${JSON.stringify(pointers, null, 2)};\n`;
+  const code = standaloneCode(ajv, refs);
+  // A runtime helper (ucs2length, deep equal) would come in through require(), which a browser cannot load.
+  if (/\brequire\(/.test(code)) throw new Error('the precompiled validators need an Ajv runtime helper through require(); import it in validators.ts');
+  const table = Object.entries(pointers).map(([pointer, name]) => `  ${JSON.stringify(pointer)}: ${name},`);
+  return `import { fullFormats } from "ajv-formats/dist/formats.js";\n${code}\nexport const validators = {\n${table.join('\n')}\n};\n`;
+}
+
+/** The declaration of that module, so TypeScript imports it without allowJs. */
+export function responseValidatorsDeclaration(): string {
+  return 'export declare const validators: Readonly<Record<string, (data: unknown) => boolean>>;\n';
 }

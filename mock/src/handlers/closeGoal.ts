@@ -1,17 +1,16 @@
 // POST /api/external/v1/goals/close (REFERENCE.md decision 3; domain-and-shapes.md 3.4).
 import * as errors from '../errors.ts';
-import type { Handler, SuccessBody } from '../backend.ts';
+import type { Handler, SuccessBody } from './index.ts';
 import { outcomeReply, idList, optionalBoolean, requiredString } from './inputs.ts';
 
-export const closeGoal: Handler<'closeGoal'> = ({ principal, call }) => {
-  const { inputs } = call;
+export const closeGoal: Handler = ({ principal, inputs, store }) => {
   const goalId = requiredString(inputs, 'goal_id');
   const success = requiredString(inputs, 'success');
   const successStatus = inputs['success_status'];
   if (goalId === undefined || success === undefined || (successStatus !== 'achieved' && successStatus !== 'missed')) {
     return errors.MOCK_RESPONSE_INVALID(['goal_id, success or success_status was not decoded']);
   }
-  const outcome = call.store.closeGoal(principal, {
+  const outcome = store.closeGoal(principal, {
     goal_id: goalId,
     success,
     retrospective: inputs['retrospective'],

@@ -1,7 +1,7 @@
 // Reading decoded inputs (decode.ts has already checked their kinds) and turning store outcomes into replies.
 import * as errors from '../errors.ts';
 import type { Reply } from '../reply.ts';
-import type { Outcome } from '../store.ts';
+import type { Outcome } from '../access.ts';
 
 export function requiredString(inputs: Record<string, unknown>, name: string): string | undefined {
   const value = inputs[name];

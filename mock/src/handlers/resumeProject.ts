@@ -1,13 +1,12 @@
 // POST /api/external/v1/projects/resume (REFERENCE.md decision 3; domain-and-shapes.md 3.2).
 import * as errors from '../errors.ts';
-import type { Handler, SuccessBody } from '../backend.ts';
+import type { Handler, SuccessBody } from './index.ts';
 import { outcomeReply, idList, optionalBoolean, requiredString } from './inputs.ts';
 
-export const resumeProject: Handler<'resumeProject'> = ({ principal, call }) => {
-  const { inputs } = call;
+export const resumeProject: Handler = ({ principal, inputs, store }) => {
   const projectId = requiredString(inputs, 'project_id');
   if (projectId === undefined) return errors.MOCK_RESPONSE_INVALID(['project_id was not decoded']);
-  const outcome = call.store.resumeProject(principal, {
+  const outcome = store.resumeProject(principal, {
     project_id: projectId,
     message: inputs['message'],
     send_notifications_to_everyone: optionalBoolean(inputs, 'send_notifications_to_everyone'),

@@ -5,7 +5,7 @@
 // Values are generated as JSON *text*, never as nested JS values, so a body nested 100,000 levels deep costs the test
 // process nothing (JSON.stringify of such a value would overflow the test's own stack).
 import fc from 'fast-check';
-import type { FuzzOperation, InputField, InputShape } from './operations.ts';
+import type { FuzzOperation, InputField } from './operations.ts';
 
 /**
  * Inputs that make the mock misbehave today (each is an `it.fails` case in reliability.test.ts and a finding in the
@@ -167,18 +167,18 @@ function stringRaw(ctx: FuzzContext) {
   );
 }
 
-function shapeJson(ctx: FuzzContext, shape: InputShape) {
-  switch (shape.kind) {
+function shapeJson(ctx: FuzzContext, field: InputField) {
+  switch (field.kind) {
     case 'id':
       return fc.oneof({ weight: 8, arbitrary: idRaw(ctx).map(text) }, { weight: 1, arbitrary: garbageJson(ctx) });
-    case 'id_list': {
+    case 'id-list': {
       const item = fc.oneof({ weight: 6, arbitrary: idRaw(ctx, true).map(text) }, { weight: 1, arbitrary: fc.constant('null') }, { weight: 1, arbitrary: scalarJson });
       return fc.oneof({ weight: 6, arbitrary: fc.array(item, { maxLength: 5 }).map((items) => `[${items.join(',')}]`) }, { weight: 1, arbitrary: garbageJson(ctx) });
     }
-    case 'rich_text':
+    case 'rich-text':
       return fc.oneof({ weight: 8, arbitrary: richRaw(ctx).map(text) }, { weight: 1, arbitrary: docRaw(ctx) /* the object itself, not a string */ }, { weight: 1, arbitrary: garbageJson(ctx) });
     case 'enum': {
-      const values = shape.values.length > 0 ? shape.values : ['x'];
+      const values = field.enumValues && field.enumValues.length > 0 ? field.enumValues : ['x'];
       return fc.oneof(
         { weight: 8, arbitrary: fc.constantFrom(...values).map(text) },
         { weight: 1, arbitrary: fc.constantFrom(...values).map((v) => text(v.charAt(0).toUpperCase() + v.slice(1))) },
@@ -193,13 +193,13 @@ function shapeJson(ctx: FuzzContext, shape: InputShape) {
       return fc.oneof({ weight: 8, arbitrary: fc.constantFrom('true', 'false') }, { weight: 1, arbitrary: fc.constantFrom('"true"', '"false"', '0', '1', '"yes"') }, { weight: 1, arbitrary: garbageJson(ctx) });
     case 'string':
       return fc.oneof({ weight: 8, arbitrary: stringRaw(ctx).map(text) }, { weight: 1, arbitrary: garbageJson(ctx) });
-    case 'unknown':
+    case 'other':
       return garbageJson(ctx);
   }
 }
 
 function fieldJson(ctx: FuzzContext, field: InputField) {
-  return fc.oneof({ weight: 10, arbitrary: shapeJson(ctx, field.shape) }, { weight: 1, arbitrary: fc.constant('null') }, { weight: 1, arbitrary: garbageJson(ctx) });
+  return fc.oneof({ weight: 10, arbitrary: shapeJson(ctx, field) }, { weight: 1, arbitrary: fc.constant('null') }, { weight: 1, arbitrary: garbageJson(ctx) });
 }
 
 /**
@@ -208,19 +208,19 @@ function fieldJson(ctx: FuzzContext, field: InputField) {
  */
 function fieldRaw(ctx: FuzzContext, field: InputField, inQuery = false): fc.Arbitrary<string> {
   if (inQuery) return fieldRaw({ ...ctx, hugeLength: 100, maxDepth: Math.min(ctx.maxDepth, 100) }, field);
-  switch (field.shape.kind) {
+  switch (field.kind) {
     case 'id':
-    case 'id_list':
-      return idRaw(ctx, field.shape.kind === 'id_list');
-    case 'rich_text':
+    case 'id-list':
+      return idRaw(ctx, field.kind === 'id-list');
+    case 'rich-text':
       return richRaw(ctx);
     case 'enum':
-      return fc.oneof(fc.constantFrom(...field.shape.values), fc.string({ maxLength: 10 }).filter(echoable(ctx)));
+      return fc.oneof(fc.constantFrom(...(field.enumValues ?? ['x'])), fc.string({ maxLength: 10 }).filter(echoable(ctx)));
     case 'boolean':
       return fc.constantFrom('true', 'false', '', '1');
     case 'string':
       return stringRaw(ctx);
-    case 'unknown':
+    case 'other':
       return fc.string({ maxLength: 10 });
   }
 }
@@ -289,7 +289,7 @@ function bodyOf(ctx: FuzzContext) {
   return fc.oneof(
     { weight: 14, arbitrary: jsonObjectText(ctx).map(json('json object')) },
     // Valid examples from the spec, so a good share of requests reaches the token, the lookup and the write.
-    ...(ctx.operation.examples.length ? [{ weight: 6, arbitrary: fc.constantFrom(...ctx.operation.examples).map((e) => json('spec example')(JSON.stringify(e))) }] : []),
+    ...(ctx.operation.examples.length ? [{ weight: 6, arbitrary: fc.constantFrom(...ctx.operation.examples).map((e) => json('spec example')(JSON.stringify(e.value))) }] : []),
     {
       weight: 2,
       arbitrary: fc.oneof(fc.jsonValue({ maxDepth: 2 }).filter((v) => typeof v !== 'object' || v === null || Array.isArray(v)).map((v) => JSON.stringify(v) ?? 'null'), deepJson(ctx)).map(json('json, not an object')),
@@ -390,8 +390,8 @@ function prefer(ctx: FuzzContext) {
   const forcing = fc.oneof(
     fc.constantFrom(...statuses).map((s) => `code=${s}`),
     fc.integer({ min: 100, max: 599 }).map((s) => `code=${s}`),
-    fc.constantFrom(...ctx.operation.exampleNames, 'nope').map((n) => `example=${n}`),
-    fc.tuple(fc.constantFrom(...statuses), fc.constantFrom(...ctx.operation.exampleNames)).map(([s, n]) => `code=${s}, example=${n}`),
+    fc.constantFrom(...ctx.operation.responseExampleNames, 'nope').map((n) => `example=${n}`),
+    fc.tuple(fc.constantFrom(...statuses), fc.constantFrom(...ctx.operation.responseExampleNames)).map(([s, n]) => `code=${s}, example=${n}`),
     fc.constantFrom('code=abc', 'code=2000', 'code=', 'delay=-1', 'delay=99999999', 'delay=abc'),
   );
   return fc.oneof(
@@ -432,7 +432,7 @@ function formNames(text: string): Array<{ name: string; value: string }> {
  * avoid these already; this catches what random bytes and mismatched Content-Types still produce.
  */
 function reachesMessagePattern(ctx: FuzzContext, request: FuzzRequest): boolean {
-  const enums = new Set(ctx.operation.fields.filter((f) => f.shape.kind === 'enum').map((f) => f.name));
+  const enums = new Set(ctx.operation.fields.filter((f) => f.kind === 'enum').map((f) => f.name));
   const bad = (text: string): boolean => text === '' || LINE_BREAK.test(text);
   const pairs: Array<{ name: string; value: unknown }> = [];
   const query = request.path.split('#')[0]?.split('?')[1];

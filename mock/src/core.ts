@@ -1,0 +1,191 @@
+// The mock as one function from a request to an answer, with no framework and no Node-only API, so the same core
+// runs behind Express (express.ts), in MSW handlers in a test or a browser page (msw.ts), and in a service worker.
+// It owns everything between the bytes in and the bytes out: CORS, the control endpoints, sessions, `Prefer`, the
+// order of checks (pipeline.ts), the response self-check, delays and the request journal.
+import { createRouting, type Routing } from './backend.ts';
+import { control, sessionName } from './controls.ts';
+import { cors, type CorsOptions } from './cors.ts';
+import * as errors from './errors.ts';
+import { answer, readOperations, type Answer, type MockRequest, type Operations } from './pipeline.ts';
+import { forcedReply, parsePrefer } from './prefer.ts';
+import { createReplyChecker, frameReply, type Framed, type ReplyChecker } from './reply.ts';
+import { defaultSeed } from './seed.ts';
+import { DEFAULT_MAX_SESSIONS, MemorySessions, SESSION_HEADER, type Sessions } from './sessions.ts';
+import type { Seed } from './state.ts';
+
+export type { Framed } from './reply.ts';
+export type { MockRequest } from './pipeline.ts';
+
+export type CoreOptions = {
+  /** The data every session starts from (and returns to on reset); the default is built from the spec's examples. */
+  seed?: Seed;
+  /** The clock of the state rules and the journals (check-in dates, outdated flags, timestamps). */
+  now?: () => Date;
+  /** New record ids (UUIDs); tests pass a sequence to get stable ids. */
+  newId?: () => string;
+  /** The largest request body in bytes; larger ones get production's 413 (production allows 256,000,000). */
+  bodyLimit?: number;
+  /** Check every response against the spec and answer a loud 500 naming the violations (default true). */
+  validateResponses?: boolean;
+  /** Wait this long (a random time in [min, max] ms) before every API answer; `Prefer: delay=MS` overrides it. */
+  delay?: { min: number; max: number };
+  /** CORS for browser apps: on by default, reflecting any origin; `origins` restricts it. */
+  cors?: CorsOptions;
+  /** Serve the /__mock/ control endpoints (default true). */
+  control?: boolean;
+  /** How many X-Mock-Session sessions to keep before the least recently used is dropped (in-memory sessions). */
+  maxSessions?: number;
+  /** Where the sessions' stores are kept (default: in this process's memory, MemorySessions). */
+  sessions?: Sessions;
+};
+
+export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
+
+export type FetchOptions = { basePath?: string; session?: string };
+
+export type MockCore = {
+  seed: Seed;
+  sessions: Sessions;
+  bodyLimit: number;
+  /** Settles when the core can answer: undefined, or the error that kept openapi-backend from starting. */
+  ready: Promise<Error | undefined>;
+  /** Answers one request (the adapters' entry: no WHATWG objects made). */
+  answer(request: MockRequest): Promise<Framed>;
+  /**
+   * Answers a WHATWG Request. `basePath`: a path prefix the mock is mounted under (stripped first); `session`: the
+   * session of a request that names none (X-Mock-Session).
+   */
+  fetch(request: Request, options?: FetchOptions): Promise<Response>;
+};
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const encoder = new TextEncoder();
+
+/** Statuses whose response has no body (Fetch: null body status), and HEAD, whose answer has none either. */
+const NO_BODY = new Set([101, 103, 204, 205, 304]);
+
+export function createMockCore(options: CoreOptions = {}): MockCore {
+  const seed = options.seed ?? defaultSeed();
+  const now = options.now ?? (() => new Date());
+  const sessions = options.sessions ?? new MemorySessions(seed, options.newId ? { now, newId: options.newId } : { now }, options.maxSessions ?? DEFAULT_MAX_SESSIONS);
+  const checkReply: ReplyChecker = options.validateResponses === false ? () => [] : createReplyChecker();
+  const routing: Routing = createRouting();
+  const operations: Operations = readOperations();
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const corsOptions = options.cors ?? { enabled: true };
+  const controlsOn = options.control !== false;
+  let startFailure: Error | undefined;
+  let started = false;
+  const ready = routing.ready.then((failure) => {
+    started = true;
+    startFailure = failure;
+    return failure;
+  });
+
+  async function answerRequest(request: MockRequest): Promise<Framed> {
+    const startedAt = request.receivedAt ?? performance.now();
+    const method = request.method.toUpperCase();
+    const allowed = cors(corsOptions, method, request.header);
+    if (allowed.preflight) return { status: 204, headers: allowed.headers, body: '' };
+    // Concatenated, not resolved: a target that starts with // is a path here, not a protocol-relative URL.
+    const url = new URL(`http://mock.invalid${request.target}`);
+    if (controlsOn && url.pathname.toLowerCase().startsWith('/__mock/')) {
+      const answered = await control({ method, pathname: url.pathname, query: url.searchParams, header: request.header }, seed, sessions);
+      if (answered) return { ...answered, headers: [...allowed.headers, ...answered.headers] };
+    }
+
+    const name = sessionName(request.header('x-mock-session'));
+    let result: Answer;
+    let operationId: string | undefined;
+    try {
+      if (!started) await ready;
+      if (startFailure) throw startFailure;
+      if (request.bodyError) {
+        // The body was refused while it was read, before anything else looked at the request.
+        result = await answer(request, url, { routing, operations, sessions, session: '', force: () => undefined });
+      } else {
+        const prefer = parsePrefer(request.header('prefer'));
+        if (!name.ok) result = { reply: errors.MOCK_CONTROL_ERROR(name.message), options: {} };
+        else if (!prefer.ok) result = { reply: prefer.error, options: {} };
+        else {
+          const preferences = prefer.value;
+          // A forced answer (Prefer: code / example) replaces the operation once the operation is known: no state change.
+          result = await answer(request, url, { routing, operations, sessions, session: name.name, force: (id) => forcedReply(id, preferences) });
+        }
+        const wait = prefer.ok && prefer.value.delay !== undefined ? prefer.value.delay : options.delay ? options.delay.min + Math.random() * (options.delay.max - options.delay.min) : 0;
+        if (wait > 0) await sleep(wait);
+      }
+      operationId = result.options.operationId;
+    } catch (error) {
+      result = { reply: errors.MOCK_RESPONSE_INVALID([`the mock failed: ${error instanceof Error ? error.message : String(error)}`]), options: { entry: true } };
+      operationId = undefined;
+    }
+    let framed = frameReply(result.reply, result.options, allowed.headers.slice());
+    // The self-check, once per answer, on what goes on the wire: production's replies only (the mock's own MOCK_
+    // errors are not in the spec).
+    let violations: string[];
+    try {
+      violations = result.reply.code.startsWith('MOCK_') ? [] : checkReply(result.reply, operationId, framed);
+    } catch (error) {
+      violations = [`the self-check failed: ${error instanceof Error ? error.message : String(error)}`];
+    }
+    if (violations.length > 0) framed = frameReply(errors.MOCK_RESPONSE_INVALID(violations), result.options, allowed.headers.slice());
+    if (name.ok) {
+      await sessions.record(name.name, {
+        at: now().toISOString(),
+        method: request.method,
+        path: url.pathname,
+        status: framed.status,
+        duration_ms: Math.round(performance.now() - startedAt),
+        operation: operationId ?? null,
+      });
+    }
+    return framed;
+  }
+
+  return {
+    seed,
+    sessions,
+    bodyLimit,
+    ready,
+    answer: answerRequest,
+    async fetch(request, fetchOptions = {}) {
+      const framed = await answerRequest(await fromFetchRequest(request, bodyLimit, fetchOptions));
+      const empty = request.method.toUpperCase() === 'HEAD' || NO_BODY.has(framed.status);
+      // Bytes, not a string: a string body would make Response add a text/plain Content-Type that production never sends.
+      return new Response(empty ? null : encoder.encode(framed.body), { status: framed.status, headers: framed.headers });
+    },
+  };
+}
+
+/** The first of repeated values, for headers Node's HTTP parser keeps only once (a Fetch `Headers` joins them). */
+const FIRST_ONLY = new Set(['authorization', 'content-type']);
+
+/** A WHATWG Request as the core reads it: the body read whole (up to the limit), its target relative to `basePath`. */
+export async function fromFetchRequest(request: Request, bodyLimit: number, options: FetchOptions = {}): Promise<MockRequest> {
+  const url = new URL(request.url);
+  const basePath = options.basePath ?? '';
+  const path = basePath && url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) || '/' : url.pathname;
+  const header = (name: string): string | undefined => {
+    const value = request.headers.get(name);
+    if (value === null) return name === SESSION_HEADER ? options.session : undefined;
+    if (!FIRST_ONLY.has(name)) return value;
+    const comma = value.indexOf(', ');
+    return comma < 0 ? value : value.slice(0, comma);
+  };
+  let body: Uint8Array = new Uint8Array(0);
+  let bodyError: MockRequest['bodyError'];
+  if (request.body !== null) {
+    const declared = Number(request.headers.get('content-length') ?? '0');
+    const encoding = request.headers.get('content-encoding');
+    if (declared > bodyLimit) bodyError = 'too-large';
+    else if (encoding !== null && encoding.toLowerCase() !== 'identity') bodyError = 'unreadable';
+    else {
+      body = new Uint8Array(await request.arrayBuffer());
+      if (body.length > bodyLimit) bodyError = 'too-large';
+    }
+  }
+  const out: MockRequest = { method: request.method, target: `${path}${url.search}`, header, body };
+  if (bodyError) out.bodyError = bodyError;
+  return out;
+}

@@ -1,0 +1,68 @@
+// One behaviour, every adapter (issue 14): the shared table (behaviour.ts: the error table byte for byte, the state
+// rules, the controls) run against the Express app over HTTP and against the MSW handlers through msw/node and
+// fetch. The same table runs in Chromium with MSW's service worker in msw.browser.test.ts.
+import { setupServer } from 'msw/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMockHandlers } from '../src/msw.ts';
+import { behaviourTable, runCase, seedFixtures, type Exchange, type Transport } from './behaviour.ts';
+import { startMock, type RunningMock, type Sent } from './http.ts';
+
+const table = behaviourTable(seedFixtures());
+
+function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value]));
+}
+
+/** A request for fetch: bytes for a body (a string would get a text/plain Content-Type the case did not send). */
+function fetchInit(sent: Sent): RequestInit {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(sent.headers ?? {})) for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  const init: RequestInit = { method: sent.method ?? 'POST', headers };
+  if (sent.body !== undefined) init.body = typeof sent.body === 'string' ? new TextEncoder().encode(sent.body) : new Uint8Array(sent.body);
+  return init;
+}
+
+async function exchangeOf(response: Response): Promise<Exchange> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  return { status: response.status, headers, text: await response.text() };
+}
+
+describe('Express over HTTP (createMockApp)', () => {
+  let mock: RunningMock;
+  beforeAll(async () => {
+    mock = await startMock({ bodyLimit: 4096 });
+  });
+  afterAll(() => mock.close());
+  const transport: Transport = async (sent) => {
+    const received = await mock.send(sent);
+    return { status: received.status, headers: flatHeaders(received.headers), text: received.text };
+  };
+  it.each(table.map((c, i) => [c.name, c, i] as const))('%s', async (_name, behaviour, i) => {
+    behaviour.check(await runCase(transport, behaviour, `express-${i}`));
+  });
+});
+
+describe('MSW in Node (msw/node setupServer, fetch)', () => {
+  const BASE = 'http://api.mock.test';
+  const handlers = createMockHandlers({ baseUrl: BASE, bodyLimit: 4096 });
+  const server = setupServer(...handlers);
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  afterAll(() => server.close());
+  const transport: Transport = async (sent) => exchangeOf(await fetch(`${BASE}${sent.path}`, fetchInit(sent)));
+  it.each(table.map((c, i) => [c.name, c, i] as const))('%s', async (_name, behaviour, i) => {
+    behaviour.check(await runCase(transport, behaviour, `msw-${i}`));
+  });
+
+  it('reset(), state() and events() work on the handlers\' session without HTTP', async () => {
+    const fixtures = await handlers.fixtures();
+    const resumed = await fetch(`${BASE}/api/external/v1/projects/resume`, fetchInit({ path: '', headers: { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}` }, body: JSON.stringify({ project_id: fixtures.projects['paused'], message: '{"type":"doc","content":[]}' }) }));
+    expect(resumed.status).toBe(200);
+    expect((await handlers.state()).projects[0]?.stored_status).toBe('active');
+    expect((await handlers.events()).map((e) => e.activity)).toEqual(['project_resuming']);
+    expect((await handlers.requests()).map((r) => r.status)).toEqual([200]);
+    await handlers.reset();
+    expect((await handlers.state()).projects[0]?.stored_status).toBe('paused');
+    expect(await handlers.events()).toEqual([]);
+  });
+});

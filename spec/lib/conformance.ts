@@ -1,0 +1,413 @@
+// The one response checker of the package: checkResponse(operationId, response) → every way the response departs
+// from the spec, as violations. The contract suite, the validation proxy, the fuzzers and the mock's own self-check
+// all use it. Validators are compiled once per schema from generated/openapi.json (openapi.ts), or come precompiled
+// (the mock passes its own). Errors fail; warnings (an undocumented additive field, a missing Content-Type where
+// production sends none) do not.
+import type { ErrorObject } from 'ajv/dist/2020.js';
+import { createSchemaValidator, dereference, documentedResponses, isObject, listOperations, loadDocument, pointerTo, resolvePointer, responseSchemaPointer, type JsonObject, type SchemaValidator } from './openapi.ts';
+import { resolveSchema } from './operations.ts';
+import { violation, type Violation } from './violations.ts';
+
+/**
+ * What checkResponse needs of a response: the contract client's ApiResponse has it. `body`, when given, is the body
+ * already parsed (the mock has it as a value before it is sent), so the text is not parsed again.
+ */
+export type ResponseLike = { status: number; headers: Readonly<Record<string, string | undefined>>; text: string; body?: unknown };
+
+export type CheckOptions = {
+  /** The validators to use (default: compiled from generated/openapi.json, first error first, every error for a failure). */
+  validator?: SchemaValidator;
+  /** Report fields the spec does not name, as warnings (default true; the walk costs what the body costs). */
+  unknownFields?: boolean;
+  /** Report warnings at all (default true); a caller that acts on errors only (the mock's self-check) skips them. */
+  warnings?: boolean;
+};
+
+let shared: SchemaValidator | undefined;
+
+/** The package's shared validators: most values checked are valid, so the first error decides, and only an invalid
+ * value is validated again for every error. */
+export function specValidator(): SchemaValidator {
+  shared ??= createSchemaValidator(loadDocument(), { firstErrorOnly: true });
+  return shared;
+}
+
+let current: SchemaValidator | undefined;
+const schemas = (): SchemaValidator => current ?? specValidator();
+
+type Path = ReadonlyArray<string | number>;
+
+let operationPointers: Map<string, string> | undefined;
+function operationPointer(operationId: string): string | undefined {
+  operationPointers ??= new Map(listOperations().map((o) => [o.operationId, o.pointer]));
+  return operationPointers.get(operationId);
+}
+
+const isJsonMedia = (mediaType: string): boolean => mediaType === 'application/json' || /^application\/[\w.-]+\+json$/.test(mediaType);
+
+/** `application/json; charset=utf-8` → `application/json`. */
+export function mediaTypeOf(contentType: string | undefined): string | undefined {
+  if (contentType === undefined) return undefined;
+  const media = contentType.split(';')[0]?.trim().toLowerCase();
+  return media ? media : undefined;
+}
+
+function short(value: unknown, max = 80): string {
+  const text = value === undefined ? 'nothing' : (JSON.stringify(value) ?? String(value));
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+function valueAt(value: unknown, instancePath: string): unknown {
+  let node = value;
+  for (const raw of instancePath.split('/').slice(1)) {
+    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (Array.isArray(node)) node = node[Number(key)];
+    else if (isObject(node)) node = node[key];
+    else return undefined;
+  }
+  return node;
+}
+
+function pathOf(instancePath: string): Array<string | number> {
+  return instancePath
+    .split('/')
+    .slice(1)
+    .map((raw) => raw.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .map((key) => (/^\d+$/.test(key) ? Number(key) : key));
+}
+
+/** One Ajv error as a violation at `base` (the location of the value that was validated). */
+function fromAjv(error: ErrorObject, base: Path, value: unknown): Violation {
+  const location = [...base, ...pathOf(error.instancePath)];
+  const actual = valueAt(value, error.instancePath);
+  const params: Record<string, unknown> = isObject(error.params) ? error.params : {};
+  switch (error.keyword) {
+    case 'required':
+      return violation([...location, String(params['missingProperty'])], 'schema.required', `required field "${String(params['missingProperty'])}" is missing`);
+    case 'additionalProperties':
+      return violation([...location, String(params['additionalProperty'])], 'schema.additionalProperties', `field "${String(params['additionalProperty'])}" is not allowed here (the schema is closed)`);
+    case 'type':
+      return violation(location, 'schema.type', `must be ${String(params['type']).replace(',', ' or ')}, got ${actual === null ? 'null' : `${jsonType(actual)} ${short(actual)}`}`);
+    case 'enum':
+      return violation(location, 'schema.enum', `must be one of ${Array.isArray(params['allowedValues']) ? params['allowedValues'].map((v) => JSON.stringify(v)).join(', ') : '?'}; got ${short(actual)}`);
+    case 'const':
+      return violation(location, 'schema.const', `must be ${short(params['allowedValue'], 200)}; got ${short(actual, 200)}`);
+    case 'format':
+      return violation(location, 'schema.format', `must be a ${String(params['format'])}, got ${short(actual)}`);
+    case 'pattern':
+      return violation(location, 'schema.pattern', `must match ${String(params['pattern'])}, got ${short(actual)}`);
+    default:
+      return violation(location, `schema.${error.keyword}`, `${error.message ?? error.keyword}, got ${short(actual)}`);
+  }
+}
+
+/** Follows `$ref`s to the schema at `pointer` (operations.ts). */
+const resolveRef = (pointer: string): { pointer: string; schema: JsonObject } => resolveSchema(loadDocument(), pointer);
+
+function typesOf(schema: JsonObject): string[] | undefined {
+  const type = schema['type'];
+  if (Array.isArray(type)) return type.filter((t): t is string => typeof t === 'string');
+  if (typeof type === 'string') return [type];
+  if ('const' in schema) return [jsonType(schema['const']) === 'integer' ? 'number' : jsonType(schema['const'])];
+  return undefined;
+}
+
+function typeFits(types: string[] | undefined, value: unknown): boolean {
+  if (!types) return true;
+  const actual = jsonType(value);
+  return types.includes(actual) || (actual === 'integer' && types.includes('number'));
+}
+
+/**
+ * The branch of a oneOf/anyOf that best explains `value`: one that passes, else one whose type fits with the fewest
+ * errors. `quick`: when only one branch's type fits, take it without validating (for the unknown-field walk).
+ */
+function bestBranch(pointer: string, keyword: 'oneOf' | 'anyOf', branches: unknown[], value: unknown, quick = false): { pointer: string; passing: number } {
+  const candidates = branches.map((_, i) => `${pointer}/${keyword}/${i}`);
+  const fitting = candidates.filter((p) => typeFits(typesOf(resolveRef(p).schema), value));
+  const pool = fitting.length > 0 ? fitting : candidates;
+  const only = pool[0];
+  if (quick && pool.length === 1 && only !== undefined) return { pointer: only, passing: Number.NaN };
+  let best = pool[0] ?? candidates[0] ?? pointer;
+  let bestErrors = Number.POSITIVE_INFINITY;
+  let passing = 0;
+  for (const p of pool) {
+    const count = schemas().validate(p, value).length;
+    if (count === 0) passing++;
+    if (count < bestErrors) {
+      best = p;
+      bestErrors = count;
+    }
+  }
+  return { pointer: best, passing };
+}
+
+/**
+ * The schema violations of `value` against the schema at `pointer`, explained level by level so that a oneOf
+ * reports the errors of its closest branch instead of every branch's.
+ */
+export function explain(pointer: string, value: unknown, base: Path): Violation[] {
+  const errors = schemas().validate(pointer, value);
+  if (errors.length === 0) return [];
+  const { pointer: at, schema } = resolveRef(pointer);
+  for (const keyword of ['oneOf', 'anyOf'] as const) {
+    const branches = schema[keyword];
+    if (!Array.isArray(branches)) continue;
+    const { pointer: branch, passing } = bestBranch(at, keyword, branches, value);
+    if (keyword === 'oneOf' && passing > 1) return [violation(base, 'schema.oneOf', `matches ${passing} of the documented alternatives; exactly one must match`)];
+    const explained = explain(branch, value, base);
+    if (explained.length > 0) return explained;
+    return errors.filter((e) => e.instancePath === '').map((e) => fromAjv(e, base, value));
+  }
+  const out: Violation[] = [];
+  const covered = new Set<string>();
+  if (Array.isArray(schema['allOf'])) {
+    schema['allOf'].forEach((_, i) => out.push(...explain(`${at}/allOf/${i}`, value, base)));
+  }
+  const properties = isObject(schema['properties']) ? schema['properties'] : {};
+  if (isObject(value)) {
+    for (const key of Object.keys(value)) {
+      const prefix = `/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+      if (!errors.some((e) => e.instancePath === prefix || e.instancePath.startsWith(`${prefix}/`))) continue;
+      if (key in properties) {
+        covered.add(prefix);
+        out.push(...explain(`${at}/properties/${pointerTo(key).slice(2)}`, value[key], [...base, key]));
+      } else if (isObject(schema['additionalProperties'])) {
+        covered.add(prefix);
+        out.push(...explain(`${at}/additionalProperties`, value[key], [...base, key]));
+      }
+    }
+  }
+  if (Array.isArray(value) && isObject(schema['items'])) {
+    value.forEach((item, i) => {
+      const prefix = `/${i}`;
+      if (!errors.some((e) => e.instancePath === prefix || e.instancePath.startsWith(`${prefix}/`))) return;
+      covered.add(prefix);
+      out.push(...explain(`${at}/items`, item, [...base, i]));
+    });
+  }
+  const hasComposite = Array.isArray(schema['allOf']);
+  for (const error of errors) {
+    if (error.keyword === 'oneOf' || error.keyword === 'anyOf' || error.keyword === 'allOf') continue;
+    if (error.instancePath === '' ? hasComposite && !schemaOwns(schema, error) : [...covered].some((p) => error.instancePath === p || error.instancePath.startsWith(`${p}/`)) || hasComposite) continue;
+    out.push(fromAjv(error, base, value));
+  }
+  return dedupe(out);
+}
+
+/** Whether an error at this level comes from the schema's own keywords rather than from an allOf member. */
+function schemaOwns(schema: JsonObject, error: ErrorObject): boolean {
+  if (error.keyword === 'required') return Array.isArray(schema['required']) && schema['required'].includes(error.params['missingProperty']);
+  if (error.keyword === 'additionalProperties') return schema['additionalProperties'] === false;
+  return error.keyword in schema;
+}
+
+/** Drops repeats, and value checks (enum, const, format, pattern) where the type is already wrong at the same place. */
+function dedupe(violations: Violation[]): Violation[] {
+  const seen = new Set<string>();
+  const wrongType = new Set(violations.filter((v) => v.code === 'schema.type').map((v) => v.location.join('/')));
+  return violations.filter((v) => {
+    if (/^schema\.(enum|const|format|pattern)$/.test(v.code) && wrongType.has(v.location.join('/'))) return false;
+    const key = `${v.severity}|${v.code}|${v.location.join('/')}|${v.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Property names a schema declares, through $ref and allOf; `closed` when any part forbids others. */
+function declared(pointer: string, value: unknown): { properties: Map<string, string>; additional: string | undefined; closed: boolean } {
+  const { pointer: at, schema } = resolveRef(pointer);
+  const properties = new Map<string, string>();
+  let additional: string | undefined;
+  let closed = schema['additionalProperties'] === false;
+  if (isObject(schema['additionalProperties'])) additional = `${at}/additionalProperties`;
+  if (isObject(schema['properties'])) for (const key of Object.keys(schema['properties'])) properties.set(key, `${at}/properties/${pointerTo(key).slice(2)}`);
+  if (Array.isArray(schema['allOf'])) {
+    schema['allOf'].forEach((_, i) => {
+      const member = declared(`${at}/allOf/${i}`, value);
+      for (const [k, p] of member.properties) if (!properties.has(k)) properties.set(k, p);
+      additional ??= member.additional;
+      closed ||= member.closed;
+    });
+  }
+  for (const keyword of ['oneOf', 'anyOf'] as const) {
+    const branches = schema[keyword];
+    if (!Array.isArray(branches)) continue;
+    const member = declared(bestBranch(at, keyword, branches, value, true).pointer, value);
+    for (const [k, p] of member.properties) if (!properties.has(k)) properties.set(k, p);
+    additional ??= member.additional;
+    closed ||= member.closed;
+  }
+  return { properties, additional, closed };
+}
+
+/** Fields the response has and the schema does not name: warnings (responses stay open; STYLE.md). */
+export function unknownFields(pointer: string, value: unknown, base: Path, out: Violation[] = []): Violation[] {
+  if (isObject(value)) {
+    const { properties, additional, closed } = declared(pointer, value);
+    for (const [key, child] of Object.entries(value)) {
+      const childPointer = properties.get(key) ?? additional;
+      if (childPointer) unknownFields(childPointer, child, [...base, key], out);
+      else if (!closed) out.push(violation([...base, key], 'field.unknown', `field "${key}" is not in the spec (an additive field: reported, not a failure)`, 'warning'));
+    }
+  } else if (Array.isArray(value)) {
+    const { pointer: at, schema } = resolveRef(pointer);
+    if (isObject(schema['items'])) value.forEach((item, i) => unknownFields(`${at}/items`, item, [...base, i], out));
+    else {
+      for (const keyword of ['oneOf', 'anyOf'] as const) {
+        const branches = schema[keyword];
+        if (Array.isArray(branches)) unknownFields(bestBranch(at, keyword, branches, value, true).pointer, value, base, out);
+      }
+    }
+  }
+  return out;
+}
+
+const documentedCache = new Map<string, Map<string, string[]>>();
+function documentedOf(document: JsonObject, operationId: string, opPointer: string): Map<string, string[]> {
+  let documented = documentedCache.get(operationId);
+  if (!documented) {
+    documented = documentedResponses(document, opPointer);
+    documentedCache.set(operationId, documented);
+  }
+  return documented;
+}
+
+/** The documented response key for a status: exact, then `4XX`-style, then `default`. */
+function documentedKey(documented: Map<string, string[]>, status: number): string | undefined {
+  const exact = String(status);
+  if (documented.has(exact)) return exact;
+  const range = `${exact[0] ?? ''}XX`;
+  if (documented.has(range)) return range;
+  return documented.has('default') ? 'default' : undefined;
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Every violation of one response of `operationId` against the spec. */
+export function checkResponse(operationId: string, response: ResponseLike, options: CheckOptions = {}): Violation[] {
+  const previous = current;
+  current = options.validator;
+  try {
+    const warnings = options.warnings ?? true;
+    return check(operationId, response, warnings && (options.unknownFields ?? true), warnings);
+  } finally {
+    current = previous;
+  }
+}
+
+function check(operationId: string, response: ResponseLike, withUnknownFields: boolean, withWarnings: boolean): Violation[] {
+  const document = loadDocument();
+  const opPointer = operationPointer(operationId);
+  if (!opPointer) return [violation(['response'], 'operation.unknown', `operation ${operationId} is not in the spec`)];
+  const documented = documentedOf(document, operationId, opPointer);
+  const key = documentedKey(documented, response.status);
+  if (key === undefined) {
+    return [violation(['response', 'status'], 'status.undocumented', `status ${response.status} is not documented for ${operationId}; documented: ${[...documented.keys()].join(', ')}`)];
+  }
+  const out: Violation[] = [];
+  const { responsePointer, headers: documentedHeaders } = responseOf(document, operationId, opPointer, key);
+  const mediaTypes = documented.get(key) ?? [];
+  const header = mediaTypeOf(response.headers['content-type']);
+  // A caller that has the body as a value (the mock) says so: an object is the parsed JSON, a string is text.
+  const parsed = !('body' in response) ? parseJson(response.text) : typeof response.body === 'object' && response.body !== null ? { ok: true as const, value: response.body } : { ok: false as const, error: 'a text body' };
+
+  // Which documented body applies: the one the Content-Type names; without one (or with an undocumented one), the
+  // one the body looks like (JSON if it parses and JSON is documented, else plain text).
+  let media: string | undefined;
+  if (mediaTypes.length === 0) {
+    if (withWarnings && response.text !== '') out.push(violation(['response', 'body'], 'body.undocumented', `${operationId} documents no body for ${response.status}, got ${short(response.text)}`, 'warning'));
+  } else if (header !== undefined && mediaTypes.includes(header)) {
+    media = header;
+  } else {
+    const json = mediaTypes.find(isJsonMedia);
+    const text = mediaTypes.find((m) => m === 'text/plain') ?? mediaTypes.find((m) => m.startsWith('text/'));
+    const looksJson = parsed.ok && response.text.trim() !== '' && typeof parsed.value === 'object' && parsed.value !== null;
+    media = looksJson && json ? json : text ?? json ?? mediaTypes[0];
+    if (header !== undefined) {
+      out.push(violation(['response', 'header', 'content-type'], 'content-type.undocumented', `Content-Type ${header} is not documented for ${operationId} ${response.status}; documented: ${mediaTypes.join(', ')}`));
+    } else if (media && (isJsonMedia(media) ? looksJson : media === 'text/plain') && response.status >= 400) {
+      if (withWarnings) out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header; the body is read as ${media}, which is documented for ${response.status} (production sends some error bodies without one: REFERENCE.md, decision 2)`, 'warning'));
+    } else if (media && response.status < 400) {
+      out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header on a ${response.status}: ${operationId} documents ${mediaTypes.join(', ')} for it, and only error answers may come without one (the spec's "Errors"; REFERENCE.md, decision 2)`));
+    } else {
+      out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header, and the body is not what ${operationId} ${response.status} documents (${mediaTypes.join(', ')})`));
+    }
+  }
+
+  if (media !== undefined) {
+    const { schemaPointer, hasSchema } = bodySchemaOf(document, operationId, opPointer, key, responsePointer, response.status, media);
+    if (isJsonMedia(media)) {
+      if (!parsed.ok) {
+        out.push(violation(['response', 'body'], 'body.not-json', `the body is not JSON (${parsed.error}); ${operationId} ${response.status} documents ${media}: ${short(response.text, 160)}`));
+      } else if (hasSchema) {
+        out.push(...explain(schemaPointer, parsed.value, ['response', 'body']));
+        if (withUnknownFields) out.push(...unknownFields(schemaPointer, parsed.value, ['response', 'body']));
+      }
+    } else if (hasSchema) {
+      out.push(...explain(schemaPointer, response.text, ['response', 'body']));
+    }
+  }
+
+  // Documented headers: a value must match its schema; a missing one is an error only when `required`.
+  for (const { name, lower, schemaPointer, required } of documentedHeaders) {
+    const actual = response.headers[lower];
+    if (actual === undefined) {
+      if (required || withWarnings) out.push(violation(['response', 'header', lower], 'header.missing', `header ${name} is documented for ${operationId} ${response.status} but was not sent`, required ? 'error' : 'warning'));
+    } else if (schemaPointer !== undefined) {
+      out.push(...explain(schemaPointer, actual, ['response', 'header', lower]).map((v) => ({ ...v, code: v.code.replace(/^schema\./, 'header.') })));
+    }
+  }
+  return out.length === 0 ? out : dedupe(out);
+}
+
+// What checkResponse looks up in the document, once per operation, response and media type (a server checks every
+// answer it sends; the lookups are the same every time).
+type DocumentedHeader = { name: string; lower: string; schemaPointer: string | undefined; required: boolean };
+const responseCache = new Map<string, { responsePointer: string; headers: DocumentedHeader[] }>();
+const bodySchemaCache = new Map<string, { schemaPointer: string; hasSchema: boolean }>();
+
+function responseOf(document: JsonObject, operationId: string, opPointer: string, key: string): { responsePointer: string; headers: DocumentedHeader[] } {
+  const cacheKey = `${operationId} ${key}`;
+  let found = responseCache.get(cacheKey);
+  if (!found) {
+    const responsePointer = dereference(document, `${opPointer}/responses/${key}`).pointer;
+    const headers: DocumentedHeader[] = [];
+    const headerObjects = resolvePointer(document, `${responsePointer}/headers`);
+    if (isObject(headerObjects)) {
+      for (const name of Object.keys(headerObjects)) {
+        const { pointer: headerPointer, value: headerObject } = dereference(document, `${responsePointer}/headers/${pointerTo(name).slice(2)}`);
+        if (!isObject(headerObject)) continue;
+        headers.push({ name, lower: name.toLowerCase(), schemaPointer: isObject(headerObject['schema']) ? `${headerPointer}/schema` : undefined, required: headerObject['required'] === true });
+      }
+    }
+    found = { responsePointer, headers };
+    responseCache.set(cacheKey, found);
+  }
+  return found;
+}
+
+function bodySchemaOf(document: JsonObject, operationId: string, opPointer: string, key: string, responsePointer: string, status: number, media: string): { schemaPointer: string; hasSchema: boolean } {
+  const cacheKey = `${operationId} ${key} ${status} ${media}`;
+  let found = bodySchemaCache.get(cacheKey);
+  if (!found) {
+    const schemaPointer = (key === String(status) ? responseSchemaPointer(document, opPointer, status, media) : undefined) ?? `${responsePointer}/content/${pointerTo(media).slice(2)}/schema`;
+    found = { schemaPointer, hasSchema: resolvePointer(document, schemaPointer) !== undefined };
+    bodySchemaCache.set(cacheKey, found);
+  }
+  return found;
+}
