@@ -123,6 +123,44 @@ const server = app.listen(0, '127.0.0.1', async () => {
     expect(printed).toEqual({ paused: printed.paused, status: 200, id: printed.paused, state: 'active' });
   }, 40_000);
 
+  it('with msw installed beside it, setupServer(...createMockHandlers()) answers fetch like npm start: 200, the plain-text 403, state kept, reset()', async () => {
+    const msw = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'msw', 'package.json'), 'utf8')) as { version: string };
+    const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `msw@${msw.version}`], { cwd: consumer, timeout: 180_000 });
+    expect(install.status, explain(install)).toBe(0);
+    writeFileSync(
+      join(consumer, 'msw.mjs'),
+      `import { setupServer } from 'msw/node';
+import { createMockHandlers } from 'service-external-api/msw';
+const baseUrl = 'https://api.example.test';
+const mock = createMockHandlers({ baseUrl });
+const server = setupServer(...mock);
+server.listen({ onUnhandledRequest: 'error' });
+const fixtures = await mock.fixtures();
+const resume = (token) => fetch(baseUrl + '/api/external/v1/projects/resume', { method: 'POST', headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json' }, body: JSON.stringify({ project_id: fixtures.projects.paused, message: '{"type":"doc","content":[]}' }) });
+const readOnly = await resume(fixtures.tokens.read_only);
+const out = { readOnly: [readOnly.status, readOnly.headers.get('content-type'), await readOnly.text()] };
+const first = await resume(fixtures.tokens.full_access);
+out.first = [first.status, first.headers.get('content-type'), (await first.json()).project.state];
+const again = await resume(fixtures.tokens.full_access);
+out.again = [again.status, (await again.json()).project.state];
+out.events = (await mock.events()).length;
+await mock.reset();
+out.afterReset = (await mock.events()).length;
+server.close();
+console.log(JSON.stringify(out));
+`,
+    );
+    const result = await run(process.execPath, ['msw.mjs'], { cwd: consumer, timeout: 30_000 });
+    expect(result.status, explain(result)).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      readOnly: [403, null, 'Read-only API tokens cannot execute mutations'],
+      first: [200, 'application/json; charset=utf-8', 'active'],
+      again: [200, 'active'],
+      events: 2,
+      afterReset: 0,
+    });
+  }, 200_000);
+
   it("the README's frontend test example runs green with the consumer's own vitest", async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const example = /A frontend test against the mock[^\n]*\n+```ts\n([\s\S]*?)```/.exec(readme)?.[1];

@@ -3,7 +3,7 @@
 // compiled code reads at run time: the generated spec and validators, the CommonJS entry points, and the docs page.
 //   node spec/tools/build.ts        exit 0 with dist/ written, 1 with the compiler's diagnostics
 // Node never strips types under node_modules, so nothing under dist/ is TypeScript but the .d.ts files.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -11,12 +11,20 @@ import ts from 'typescript';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUT = join(ROOT, 'dist');
 
+/** package.json's export targets (`./dist/<path>.js`) as the sources they are compiled from (`<path>.ts`). */
+function exportedSources(): string[] {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>> };
+  return Object.values(manifest.exports)
+    .flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target)))
+    .flatMap((target) => /^\.\/dist\/(.+)\.js$/.exec(target)?.[1] ?? [])
+    .map((path) => `${path}.ts`);
+}
+
 /** The modules users import or run; the compiler follows their imports (dynamic ones included). */
 const ENTRY_POINTS = [
-  'mock/src/index.ts',
+  ...exportedSources(),
+  // The bin (bin.cjs, copied below) loads the command line, which loads each command when asked for.
   'mock/src/cli.ts',
-  'docs-site/client/index.ts',
-  'contract-tests/index.ts',
   // The contract suite as vitest loads it: its config names these by path, so nothing imports them.
   'contract-tests/vitest.config.ts',
   'contract-tests/lib/setup.ts',
@@ -24,7 +32,6 @@ const ENTRY_POINTS = [
   ...readdirSync(join(ROOT, 'contract-tests', 'tests'))
     .filter((file) => file.endsWith('.contract.test.ts'))
     .map((file) => `contract-tests/tests/${file}`),
-  'generated/types.ts',
 ];
 
 /** Files the compiled code reads or runs as they are, by path relative to the root (dist/ mirrors the tree). */
