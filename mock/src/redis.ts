@@ -347,7 +347,7 @@ export class RedisSessions implements Sessions {
         }
       } catch (error) {
         // Redis lost the seed (restarted empty, flushed): put it back once, then go on.
-        if (attempt === 0 && error instanceof Error && error.message.startsWith('NOSEED')) {
+        if (attempt === 0 && error instanceof Error && /\bNOSEED\b/.test(error.message)) {
           await this.uploadSeed();
           continue;
         }
