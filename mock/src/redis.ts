@@ -277,7 +277,8 @@ export class RedisSessions implements Sessions {
     this.#workOptions = { ...this.#storeOptions, historyLimit: Number.POSITIVE_INFINITY };
     this.#max = Math.max(1, options.maxSessions ?? DEFAULT_MAX_SESSIONS);
     client.on('error', (error: unknown) => {
-      this.#lastError = reasonOf(error);
+      const reason = reasonOf(error);
+      this.#lastError = /Socket timeout/i.test(reason) ? `no answer within ${target.timeoutMs} ms` : reason;
     });
     client.on('ready', () => {
       this.#lastError = undefined;
