@@ -10,7 +10,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,7 +20,7 @@ import { bodyMatcher, type BodyCheck, type Job, type RequestSpec, type WorkerRes
 import { prismDocument } from '../../spec/tools/prism-spec.ts';
 import { clkTck, machineLoad, rssBytes, serverPid } from './proc.ts';
 import { startArgs } from '../src/launch.ts';
-import { REDIS_SERVER, startRedis, type RedisServer } from '../test/redisServer.ts';
+import { freePort, REDIS_SERVER, startRedis, type RedisServer } from '../test/redisServer.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MOCK_MAIN = 'mock/src/main.ts';
@@ -185,18 +184,6 @@ async function waitForPort(proc: Proc, timeoutMs: number): Promise<number> {
     if (performance.now() > deadline) throw new Error(`${proc.name} printed no port within ${timeoutMs} ms`);
     await sleep(2);
   }
-}
-
-/** A port that was free a moment ago (for Prism, which takes -p and prints nothing machine-readable). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (isObject(address) && typeof address['port'] === 'number' ? resolve(address['port']) : reject(new Error('no port'))));
-    });
-  });
 }
 
 // ── HTTP from the orchestrator (fixtures, reference bodies, readiness polls) ──────────────────────────────────────

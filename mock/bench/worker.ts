@@ -59,24 +59,13 @@ function counts(window: Window, expectStatus: number): Counts {
   return { responses, unexpected_status: responses - expected, mismatches: window.mismatches, errors: sum((r) => r.errors), timeouts: sum((r) => r.timeouts) };
 }
 
-/** The resident memory of the server's processes together, or null when one is gone. */
-function serverRss(job: Job): number | null {
+/** A reading summed over the server's processes (its replicas, its store), or undefined when one is gone. */
+function summed(job: Job, read: (pid: number) => number | undefined): number | undefined {
   let total = 0;
   for (const pid of [job.serverPid, ...(job.alsoPids ?? [])]) {
-    const bytes = rssBytes(pid);
-    if (bytes === undefined) return null;
-    total += bytes;
-  }
-  return total;
-}
-
-/** The CPU ticks of the server's processes together, or undefined when one is gone. */
-function serverTicks(job: Job): number | undefined {
-  let total = 0;
-  for (const pid of [job.serverPid, ...(job.alsoPids ?? [])]) {
-    const ticks = cpuTicks(pid);
-    if (ticks === undefined) return undefined;
-    total += ticks;
+    const value = read(pid);
+    if (value === undefined) return undefined;
+    total += value;
   }
   return total;
 }
@@ -91,13 +80,13 @@ const round = (value: number, digits: number): number => Number(value.toFixed(di
 const job = await readJob();
 const warm = job.warmupSeconds > 0 ? await load(job, job.warmupSeconds) : undefined;
 
-const ticksBefore = serverTicks(job);
+const ticksBefore = summed(job, cpuTicks);
 const clientBefore = process.cpuUsage();
 const started = performance.now();
 const measured = await load(job, job.durationSeconds);
 const elapsed = (performance.now() - started) / 1000;
 const clientUsage = process.cpuUsage(clientBefore);
-const ticksAfter = serverTicks(job);
+const ticksAfter = summed(job, cpuTicks);
 
 const measuredCounts = counts(measured, job.expectStatus);
 const serverSeconds = ticksBefore !== undefined && ticksAfter !== undefined ? (ticksAfter - ticksBefore) / job.clkTck : Number.NaN;
@@ -120,7 +109,7 @@ const output: WorkerResult = {
   server_cpu_us_per_request: round((serverSeconds * 1e6) / Math.max(1, measuredCounts.responses), 1),
   server_cpu_percent: round((serverSeconds / elapsed) * 100, 1),
   client_cpu_percent: round(((clientUsage.user + clientUsage.system) / 1e6 / elapsed) * 100, 1),
-  rss_bytes: serverRss(job),
+  rss_bytes: summed(job, rssBytes) ?? null,
   statuses,
   warmup: warm ? counts(warm, job.expectStatus) : { responses: 0, unexpected_status: 0, mismatches: 0, errors: 0, timeouts: 0 },
   sample_mismatch: measured.sample ?? warm?.sample ?? null,
