@@ -67,13 +67,13 @@ describe('the mock command with --store', () => {
     const mock = spawnMock(['--store', `redis://127.0.0.1:${port}/0`]);
     expect(await mock.exit).toBe(2);
     expect(mock.output()).toBe(`error: cannot use Redis at redis://127.0.0.1:${port}/0: ECONNREFUSED\n`);
-  });
+  }, 30_000);
 
   it('exits 2 with one line for a malformed MOCK_STORE, never printing its password', async () => {
     const mock = spawnMock([], { MOCK_STORE: 'redis://:hunter2@127.0.0.1:6379/db0' });
     expect(await mock.exit).toBe(2);
     expect(mock.output()).toBe('error: MOCK_STORE has a database that is not a number: redis://:***@127.0.0.1:6379/db0; expected redis://host:port/db, e.g. redis://127.0.0.1:6379/0\n');
-  });
+  }, 30_000);
 });
 
 describe.skipIf(missing !== undefined)(`mock processes on one Redis${missing ? ` (${missing})` : ''}`, () => {
