@@ -24,7 +24,7 @@
 // commands fail at once (no offline queue, nothing resent after a reconnect, so a write is never applied twice); the
 // client reconnects on its own. Every failure is `StoreUnavailable`, which the core answers with its 503.
 import { createHash } from 'node:crypto';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis, ReplyError, type RedisOptions } from 'ioredis';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION, REQUEST_JOURNAL_LIMIT, StoreUnavailable, type RequestEntry, type RequestRecord, type SessionSummary, type Sessions } from './sessions.ts';
 import type { Seed, State } from './state.ts';
 import { EVENT_JOURNAL_LIMIT, HISTORY_LIMIT, HISTORY_TABLES, Store, type HistoryTable, type StoreOptions, type WriteEvent } from './store.ts';
@@ -328,11 +328,13 @@ export class RedisSessions implements Sessions {
   #unavailable(error: unknown): StoreUnavailable {
     if (error instanceof StoreUnavailable) return error;
     const message = error instanceof Error ? error.message : String(error);
-    const reason = /timed out|Socket timeout/i.test(message)
-      ? `did not answer within ${this.#target.timeoutMs} ms`
-      : /writeable|Connection is closed|MaxRetriesPerRequest|ECONNREFUSED|ECONNRESET|EPIPE/i.test(message)
-        ? `is unreachable (${this.#lastError ?? 'connection closed'})`
-        : `refused the command (${message.split('\n')[0]?.slice(0, 200)})`;
+    // Redis's own error replies (out of memory, read-only replica, no auth) are refusals; anything else is the connection.
+    const reason =
+      error instanceof ReplyError
+        ? `refused the command (${(message.split('\n')[0] ?? '').replace(/ script: \w+, on @user_script:\d+\.$/, '').slice(0, 200)})`
+        : /timed out/i.test(message)
+          ? `did not answer within ${this.#target.timeoutMs} ms`
+          : `is unreachable (${this.#lastError ?? 'connection closed'})`;
     return new StoreUnavailable(`The mock's shared store (Redis) ${reason}. The request may or may not have been applied; retry it once the store is back.`);
   }
 

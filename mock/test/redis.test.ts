@@ -255,13 +255,39 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
       }
 
       await own.start();
-      let status = 0;
-      for (let i = 0; i < 100 && status !== 200; i++) {
-        status = (await received(a.port, resume)).status;
-        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(status).toBe(200);
+      await expectRecovery(a.port, resume);
       await own.stop();
+    });
+
+    it('answers 503 naming what Redis refused (out of memory), and 200 again once it accepts writes', async () => {
+      const seed = defaultSeed();
+      const sessions = await open('full', { seed });
+      const a = await serve({ seed, sessions });
+      const fixtures = seedFixtures();
+      const resume: Sent = { path: RESUME, headers: { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}` }, body: JSON.stringify({ project_id: fixtures.projects['paused'], message: doc('x') }) };
+      const { Redis } = await import('ioredis');
+      const admin = new Redis(redis.port, '127.0.0.1');
+      try {
+        await admin.config('SET', 'maxmemory-policy', 'noeviction');
+        await admin.config('SET', 'maxmemory', '1');
+        const refused = await received(a.port, resume);
+        expect(refused.status).toBe(503);
+        expect(JSON.parse(refused.text)).toEqual({ error: 'Mock store unavailable', message: expect.stringMatching(/^The mock's shared store \(Redis\) refused the command \(OOM command not allowed when used memory > 'maxmemory'\.\)\. The request may or may not have been applied; retry it once the store is back\.$/) });
+      } finally {
+        await admin.config('SET', 'maxmemory', '0');
+        await admin.quit();
+      }
+      await expectRecovery(a.port, resume);
     });
   });
 });
+
+/** Sends the request until it is answered 200 (the mock recovered on its own), for at most 10 s. */
+async function expectRecovery(port: number, sent: Sent): Promise<void> {
+  let status = 0;
+  for (let i = 0; i < 100 && status !== 200; i++) {
+    status = (await received(port, sent)).status;
+    if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(status).toBe(200);
+}
