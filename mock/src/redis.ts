@@ -166,17 +166,23 @@ if redis.call('HGET', s, 'v') ~= ARGV[6] then return 0 end
 redis.call('HSET', s, 'v', redis.call('HINCRBY', counters, 'version', 1), 'base', ARGV[7], 'seq', ARGV[8])
 local limit, slack = tonumber(ARGV[9]), tonumber(ARGV[10])
 local at = 12 + #TABLES + 1
+-- Appends ARGV[at … at + n - 1] to a list, a thousand at a time (unpack has a limit); the list's new length.
+local function push(list, n)
+  local length = 0
+  for from = at, at + n - 1, 1000 do length = redis.call('RPUSH', list, unpack(ARGV, from, math.min(from + 999, at + n - 1))) end
+  at = at + n
+  return length
+end
 for i, t in ipairs(TABLES) do
   local n = tonumber(ARGV[11 + i])
   if n > 0 then
     local list = s .. ':' .. t
-    if redis.call('RPUSH', list, unpack(ARGV, at, at + n - 1)) > limit + slack then redis.call('LTRIM', list, -limit, -1) end
-    at = at + n
+    if push(list, n) > limit + slack then redis.call('LTRIM', list, -limit, -1) end
   end
 end
 local n = tonumber(ARGV[12 + #TABLES])
 if n > 0 then
-  redis.call('RPUSH', s .. ':events', unpack(ARGV, at, at + n - 1))
+  push(s .. ':events', n)
   redis.call('LTRIM', s .. ':events', -tonumber(ARGV[11]), -1)
 end
 return 1`,

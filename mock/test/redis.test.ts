@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSchemaValidator, formatErrors, isObject, listOperations, responseSchemaPointer } from '../../spec/lib/openapi.ts';
 import { createMockApp, defaultSeed, type MockOptions } from '../src/index.ts';
 import { openRedisSessions, parseStoreUrl, type RedisSessions } from '../src/redis.ts';
+import { HISTORY_LIMIT } from '../src/store.ts';
 import { behaviourTable, runCase, seedFixtures, type Exchange, type Transport } from './behaviour.ts';
 import { CLOSE, RESUME, doc, send, type Sent } from './http.ts';
 import { redisMissing, startRedis, type RedisServer } from './redisServer.ts';
@@ -219,6 +220,36 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
       await admin.quit();
       const answer = await received(a.port, { path: RESUME, headers: { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}` }, body: JSON.stringify({ project_id: fixtures.projects['paused'], message: doc('x') }) });
       expect(answer.status).toBe(200);
+    });
+  });
+
+  describe('large writes', () => {
+    it('stores a close that notifies 9,000 space members (more rows than Lua unpacks at once), trimmed to the history limit as in memory', async () => {
+      const seed = defaultSeed();
+      const space = seed.state.spaces[0];
+      const model = seed.state.people[0];
+      if (!space || !model) throw new Error('the seed has no space or person');
+      for (let i = 0; i < 9000; i++) {
+        const uuid = `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
+        seed.state.people.push({ ...model, uuid, full_name: `Member ${i}`, email: `member${i}@example.com`, company_admin: false, suspended: false });
+        space.member_uuids.push(uuid);
+      }
+      const fixtures = seedFixtures();
+      const close: Sent = {
+        path: CLOSE,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}` },
+        body: JSON.stringify({ goal_id: fixtures.goals['open'], success: 'yes', success_status: 'achieved', retrospective: doc('Done.'), send_notifications_to_everyone: true }),
+      };
+      const shared = await serve({ seed, sessions: await open('large', { seed }) });
+      const memory = await serve({ seed: structuredClone(seed) });
+      const notifications = async (port: number): Promise<number> => {
+        expect((await received(port, close)).status).toBe(200);
+        const state: unknown = JSON.parse((await received(port, { method: 'GET', path: '/__mock/state' })).text);
+        return isObject(state) && Array.isArray(state['notifications']) ? state['notifications'].length : -1;
+      };
+      const stored = await notifications(shared.port);
+      expect(stored).toBe(await notifications(memory.port));
+      expect(stored).toBe(HISTORY_LIMIT);
     });
   });
 
