@@ -287,6 +287,23 @@ export interface components {
                 };
             };
         };
+        /** @description Only from a mock started with a shared store (`--store redis://…`): Redis could not be reached or did not answer within the command timeout. The request may or may not have been applied; retry it. The API operations can get the same answer from the mock; production never sends 503. */
+        StoreUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * @description Always `Mock store unavailable`.
+                     * @constant
+                     */
+                    error: "Mock store unavailable";
+                    /** @description What failed (unreachable, or no answer within the timeout), on one line. */
+                    message: string;
+                };
+            };
+        };
     };
     parameters: {
         /** @description The session whose state to use (1 to 64 of `A-Z a-z 0-9 . _ : -`); without it, the `default` session. */
@@ -320,6 +337,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ControlError"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     getState: {
@@ -344,6 +362,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ControlError"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     reset: {
@@ -374,6 +393,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ControlError"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     listSessions: {
@@ -409,6 +429,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     listRequests: {
@@ -441,6 +462,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ControlError"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     listEvents: {
@@ -473,6 +495,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ControlError"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
 }

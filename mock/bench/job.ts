@@ -14,8 +14,12 @@ export type BodyCheck =
 
 export type Job = {
   url: string;
+  /** More replicas of the same server (a shared-store mock): the connections are split evenly over `url` and these. */
+  alsoUrls?: string[];
   /** The server process whose CPU time is read around the measured window. */
   serverPid: number;
+  /** More processes whose CPU time counts as the server's (the other replicas, the shared store). */
+  alsoPids?: number[];
   clkTck: number;
   connections: number;
   warmupSeconds: number;

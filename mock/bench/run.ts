@@ -8,7 +8,7 @@
 // not met are reported, not failed); 1 when any did not, when our mock had a socket error or timeout, or when a
 // server could not be started; 2 on a bad option.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
@@ -20,6 +20,7 @@ import { ACYCLIC_DOCUMENT_URL, dereference, isObject, listOperations, loadDocume
 import { bodyMatcher, type BodyCheck, type Job, type RequestSpec, type WorkerResult } from './job.ts';
 import { clkTck, machineLoad, rssBytes, serverPid } from './proc.ts';
 import { startArgs } from '../src/launch.ts';
+import { freePort, REDIS_SERVER, startRedis, type RedisServer } from '../test/redisServer.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MOCK_MAIN = 'mock/src/main.ts';
@@ -153,10 +154,16 @@ async function stopAll(): Promise<void> {
   await Promise.all([...live].map((p) => stop(p)));
 }
 
+let redisServer: RedisServer | undefined;
 /** Set by SIGINT/SIGTERM/SIGHUP: the run is being torn down, and what fails from here on is not news. */
 let interrupted = false;
 process.on('exit', () => {
   for (const proc of live) signalGroup(proc, 'SIGKILL');
+  try {
+    redisServer?.process().kill('SIGKILL');
+  } catch {
+    // not running
+  }
 });
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.once(signal, () => {
@@ -175,18 +182,6 @@ async function waitForPort(proc: Proc, timeoutMs: number): Promise<number> {
     if (performance.now() > deadline) throw new Error(`${proc.name} printed no port within ${timeoutMs} ms`);
     await sleep(2);
   }
-}
-
-/** A port that was free a moment ago (for Prism, which takes -p and prints nothing machine-readable). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (isObject(address) && typeof address['port'] === 'number' ? resolve(address['port']) : reject(new Error('no port'))));
-    });
-  });
 }
 
 // ── HTTP from the orchestrator (fixtures, reference bodies, readiness polls) ──────────────────────────────────────
@@ -226,14 +221,27 @@ async function firstCorrect(proc: Proc, base: () => string | undefined, probe: P
 // ── the servers ────────────────────────────────────────────────────────────────────────────────────────────────────
 
 const SERVERS = ['mock', 'prism-default', 'prism-warn', 'express', 'http'] as const;
-type ServerName = (typeof SERVERS)[number];
-const LABELS: Record<ServerName, string> = { mock: 'our mock', 'prism-default': 'Prism (default)', 'prism-warn': 'Prism -v warn', express: 'bare Express 5', http: 'bare node:http' };
+/** Our mock with its state in Redis (--store): one replica, and two replicas with the load split evenly over them. */
+const SHARED = ['redis-1', 'redis-2'] as const;
+type ServerName = (typeof SERVERS)[number] | (typeof SHARED)[number];
+const LABELS: Record<ServerName, string> = {
+  mock: 'our mock',
+  'prism-default': 'Prism (default)',
+  'prism-warn': 'Prism -v warn',
+  express: 'bare Express 5',
+  http: 'bare node:http',
+  'redis-1': 'ours, Redis ×1',
+  'redis-2': 'ours, Redis ×2',
+};
 
-type Running = { name: ServerName; proc: Proc; pid: number; url: string; readyMs: number };
+/** A server; a shared-store mock also has its other replicas and the Redis process, whose CPU counts as its own. */
+type Running = { name: ServerName; proc: Proc; pid: number; url: string; readyMs: number; also: Array<{ url: string; pid: number }>; storePid?: number };
 
 type Context = {
   prismEntry: string;
   prismSpec: string;
+  /** The Redis the shared-store mocks use (started by the bench), when redis-server is installed. */
+  redis?: RedisServer;
   /** What the baselines answer: our mock's real answers, one per scenario. */
   answers: Answer[];
   /** What proves a server is up: resumeProject answered 200 with the body that server must send. */
@@ -241,6 +249,7 @@ type Context = {
 };
 
 async function startServer(name: ServerName, ctx: Context, readyTimeoutMs = 60_000, probe: Probe = ctx.probe(name)): Promise<Running> {
+  if (name === 'redis-1' || name === 'redis-2') return startShared(name, ctx, readyTimeoutMs, probe);
   const since = performance.now();
   let proc: Proc;
   let port: number | undefined;
@@ -264,9 +273,31 @@ async function startServer(name: ServerName, ctx: Context, readyTimeoutMs = 60_0
     }
     const readyMs = await firstCorrect(proc, () => url, probe, since, readyTimeoutMs);
     if (!url) throw new Error(`${name} has no URL`);
-    return { name, proc, pid: serverPid(proc.pid, marker), url, readyMs };
+    return { name, proc, pid: serverPid(proc.pid, marker), url, readyMs, also: [] };
   } catch (error) {
     await stop(proc);
+    throw error;
+  }
+}
+
+/** One or two mock processes started as `npm start -- --store redis://… --store-prefix bench-N`, each answering. */
+async function startShared(name: 'redis-1' | 'redis-2', ctx: Context, readyTimeoutMs: number, probe: Probe): Promise<Running> {
+  if (!ctx.redis) throw new Error('no Redis');
+  const since = performance.now();
+  const replicas = name === 'redis-1' ? 1 : 2;
+  const procs = Array.from({ length: replicas }, (_, i) => launch(`${name} replica ${i + 1}`, [...startArgs(), '--port', '0', '--store', ctx.redis?.url ?? '', '--store-prefix', `bench-${name}`], { keepStdout: 'head' }));
+  try {
+    const started: Array<{ proc: Proc; url: string; pid: number; readyMs: number }> = [];
+    for (const proc of procs) {
+      const url = `http://127.0.0.1:${await waitForPort(proc, readyTimeoutMs)}`;
+      const readyMs = await firstCorrect(proc, () => url, probe, since, readyTimeoutMs);
+      started.push({ proc, url, pid: serverPid(proc.pid, MOCK_MAIN), readyMs });
+    }
+    const [first, ...rest] = started;
+    if (!first) throw new Error(`${name} has no replica`);
+    return { name, proc: first.proc, pid: first.pid, url: first.url, readyMs: first.readyMs, also: rest.map((r) => ({ url: r.url, pid: r.pid })), storePid: ctx.redis.process().pid };
+  } catch (error) {
+    await Promise.all(procs.map((p) => stop(p)));
     throw error;
   }
 }
@@ -473,6 +504,9 @@ async function runWorker(server: Running, scenario: Scenario, check: BodyCheck, 
     expectStatus: scenario.expectStatus,
     check,
   };
+  if (server.also.length > 0) job.alsoUrls = server.also.map((r) => r.url);
+  const alsoPids = [...server.also.map((r) => r.pid), ...(server.storePid === undefined ? [] : [server.storePid])];
+  if (alsoPids.length > 0) job.alsoPids = alsoPids;
   const worker = launch(`load worker (${server.name}, ${scenario.name})`, [WORKER], { stdin: JSON.stringify(job), keepStdout: 'all' });
   const limit = sleep((warmup + settings.duration + 60) * 1000).then(() => 'timeout' as const);
   if ((await Promise.race([worker.exited, limit])) === 'timeout') {
@@ -500,8 +534,10 @@ async function main(): Promise<number> {
   const loadBefore = machineLoad();
   const failures: string[] = [];
   const perRun = settings.warmup / settings.rounds + settings.duration + 0.5;
-  const estimate = settings.prismProbe + settings.coldStarts * 4 + SERVERS.length * SCENARIOS.length * settings.rounds * perRun + 10;
-  say(`bench: ${SERVERS.length} servers × ${SCENARIOS.length} scenarios × ${settings.rounds} rounds, ${settings.duration} s each after ${settings.warmup} s warm-up, ${settings.connections} connections (about ${Math.ceil(estimate / 60)} min)`);
+  const sharedMissing = existsSync(REDIS_SERVER) ? undefined : `${REDIS_SERVER} is not installed (Debian/Ubuntu: sudo apt-get install redis-server)`;
+  const servers = SERVERS.length + (sharedMissing ? 0 : SHARED.length);
+  const estimate = settings.prismProbe + settings.coldStarts * 4 + servers * SCENARIOS.length * settings.rounds * perRun + 10;
+  say(`bench: ${servers} servers × ${SCENARIOS.length} scenarios × ${settings.rounds} rounds, ${settings.duration} s each after ${settings.warmup} s warm-up, ${settings.connections} connections (about ${Math.ceil(estimate / 60)} min)`);
   say(`machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), load ${loadBefore.loadavg_1m} ${loadBefore.loadavg_5m} ${loadBefore.loadavg_15m}, node ${process.version}, CLK_TCK ${clkTck()}`);
 
   // Prism's document: generated/openapi.json itself if Prism can load it, else the acyclic export beside it.
@@ -581,9 +617,21 @@ async function main(): Promise<number> {
     }
   }
 
+  // Our mock with its state in Redis, on a redis-server of its own (no persistence): one replica, and two.
+  if (sharedMissing) say(`shared store: not measured (${sharedMissing})`);
+  else {
+    try {
+      redisServer = await startRedis();
+      ctx.redis = redisServer;
+      for (const name of SHARED) running.set(name, await startServer(name, ctx));
+    } catch (error) {
+      failures.push(`could not start the shared-store mocks: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
   // Load: rounds × scenarios × servers, the server order rotating so no server always runs first or last.
   const results = new Map<string, WorkerResult[]>();
-  const present = SERVERS.filter((s) => running.has(s));
+  const present = [...SERVERS, ...SHARED].filter((s) => running.has(s));
   for (let round = 0; round < settings.rounds; round++) {
     for (const [index, scenario] of list.entries()) {
       const shift = (round + index) % present.length;
@@ -615,6 +663,8 @@ async function main(): Promise<number> {
   const finalRss: Record<string, number | null> = {};
   for (const [name, server] of running) finalRss[name] = Number(((rssBytes(server.pid) ?? Number.NaN) / 1048576).toFixed(1));
   await stopAll();
+  await redisServer?.stop();
+  redisServer = undefined;
   const loadAfter = machineLoad();
 
   // ── report ──
@@ -657,6 +707,25 @@ async function main(): Promise<number> {
   say();
   say(table(ratioRows, [false, true, true, true, true, false]));
 
+  // The shared store: the in-memory mock, one replica on Redis, two replicas on one Redis (CPU: replicas + Redis).
+  const shared: Record<string, Record<string, { rps: number; ratio_to_memory: number; p99_ms: number; cpu_us_per_request: number }>> = {};
+  if (SHARED.some((s) => running.has(s))) {
+    const sharedRows = [['shared store (req/s, × in memory)', ...list.map((s) => s.name)]];
+    for (const name of ['mock', ...SHARED] as const) {
+      const values: Record<string, { rps: number; ratio_to_memory: number; p99_ms: number; cpu_us_per_request: number }> = {};
+      for (const scenario of list) {
+        const c = cell(name, scenario.name);
+        const rps = c?.rps ?? Number.NaN;
+        values[scenario.name] = { rps, ratio_to_memory: Number((rps / (cell('mock', scenario.name)?.rps ?? Number.NaN)).toFixed(3)), p99_ms: c?.p99_ms ?? Number.NaN, cpu_us_per_request: c?.cpu_us_per_request ?? Number.NaN };
+      }
+      shared[name] = values;
+      const label = name === 'mock' ? 'in memory (our mock)' : name === 'redis-1' ? 'one replica on Redis' : 'two replicas on one Redis';
+      sharedRows.push([label, ...list.map((s) => `${fixed(values[s.name]?.rps ?? Number.NaN, 0)} ×${fixed(values[s.name]?.ratio_to_memory ?? Number.NaN, 2)}`)]);
+    }
+    say();
+    say(table(sharedRows, [false, true, true, true, true]));
+  }
+
   const mockCold = coldStarts['mock']?.median_ms ?? Number.NaN;
   const mockRss = finalRss['mock'] ?? Number.NaN;
   const targets = {
@@ -676,7 +745,7 @@ async function main(): Promise<number> {
   for (const c of cells) {
     const wrong = c.wrong_bodies + c.wrong_statuses;
     if (wrong > 0) failures.push(`${LABELS[c.server]} ${c.scenario}: ${c.wrong_bodies} wrong bodies, ${c.wrong_statuses} unexpected statuses${c.runs.find((r) => r.sample_mismatch)?.sample_mismatch ? ` (e.g. ${c.runs.find((r) => r.sample_mismatch)?.sample_mismatch?.slice(0, 120)})` : ''}`);
-    if (c.server === 'mock' && c.socket_errors + c.timeouts > 0) failures.push(`our mock ${c.scenario}: ${c.socket_errors} socket errors, ${c.timeouts} timeouts`);
+    if ((c.server === 'mock' || c.server === 'redis-1' || c.server === 'redis-2') && c.socket_errors + c.timeouts > 0) failures.push(`${LABELS[c.server]} ${c.scenario}: ${c.socket_errors} socket errors, ${c.timeouts} timeouts`);
   }
 
   const report = {
@@ -689,6 +758,7 @@ async function main(): Promise<number> {
     targets,
     ratios,
     ratios_cpu_per_request: cpuRatios,
+    shared_store: shared,
     cold_starts: coldStarts,
     rss_mb_after_all_load: finalRss,
     mock_state_after_load: mockState,

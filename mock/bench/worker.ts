@@ -14,43 +14,60 @@ async function readJob(): Promise<Job> {
   return job as Job;
 }
 
-type Window = { result: Result; latencies: Float64Array; count: number; mismatches: number; sample: string | null };
+type Window = { results: Result[]; latencies: Float64Array; count: number; mismatches: number; sample: string | null };
 
+/** One autocannon run per replica (one for a single server), the connections split evenly, all at once. */
 async function load(job: Job, seconds: number): Promise<Window> {
   const matches = bodyMatcher(job.check);
   let mismatches = 0;
   let sample: string | null = null;
   let latencies = new Float64Array(1 << 16);
   let count = 0;
-  const instance = autocannon({
-    url: job.url,
-    connections: job.connections,
-    duration: seconds,
-    timeout: 10,
-    requests: job.requests,
-    verifyBody: (body) => {
-      if (matches(body)) return true;
-      mismatches++;
-      sample ??= body.slice(0, 300);
-      return false;
-    },
+  const urls = [job.url, ...(job.alsoUrls ?? [])];
+  const instances = urls.map((url, i) => {
+    const instance = autocannon({
+      url,
+      connections: Math.floor(job.connections / urls.length) + (i < job.connections % urls.length ? 1 : 0),
+      duration: seconds,
+      timeout: 10,
+      requests: job.requests,
+      verifyBody: (body) => {
+        if (matches(body)) return true;
+        mismatches++;
+        sample ??= body.slice(0, 300);
+        return false;
+      },
+    });
+    instance.on('response', (_client, _status, _bytes, responseTime) => {
+      if (count === latencies.length) {
+        const bigger = new Float64Array(latencies.length * 2);
+        bigger.set(latencies);
+        latencies = bigger;
+      }
+      latencies[count++] = responseTime;
+    });
+    return instance;
   });
-  instance.on('response', (_client, _status, _bytes, responseTime) => {
-    if (count === latencies.length) {
-      const bigger = new Float64Array(latencies.length * 2);
-      bigger.set(latencies);
-      latencies = bigger;
-    }
-    latencies[count++] = responseTime;
-  });
-  const result = await instance;
-  return { result, latencies, count, mismatches, sample };
+  const results = await Promise.all(instances);
+  return { results, latencies, count, mismatches, sample };
 }
 
 function counts(window: Window, expectStatus: number): Counts {
-  const responses = Object.values(window.result.statusCodeStats).reduce((sum, s) => sum + s.count, 0);
-  const expected = window.result.statusCodeStats[String(expectStatus)]?.count ?? 0;
-  return { responses, unexpected_status: responses - expected, mismatches: window.mismatches, errors: window.result.errors, timeouts: window.result.timeouts };
+  const sum = (pick: (r: Result) => number): number => window.results.reduce((n, r) => n + pick(r), 0);
+  const responses = sum((r) => Object.values(r.statusCodeStats).reduce((n, s) => n + s.count, 0));
+  const expected = sum((r) => r.statusCodeStats[String(expectStatus)]?.count ?? 0);
+  return { responses, unexpected_status: responses - expected, mismatches: window.mismatches, errors: sum((r) => r.errors), timeouts: sum((r) => r.timeouts) };
+}
+
+/** A reading summed over the server's processes (its replicas, its store), or undefined when one is gone. */
+function summed(job: Job, read: (pid: number) => number | undefined): number | undefined {
+  let total = 0;
+  for (const pid of [job.serverPid, ...(job.alsoPids ?? [])]) {
+    const value = read(pid);
+    if (value === undefined) return undefined;
+    total += value;
+  }
+  return total;
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -63,20 +80,20 @@ const round = (value: number, digits: number): number => Number(value.toFixed(di
 const job = await readJob();
 const warm = job.warmupSeconds > 0 ? await load(job, job.warmupSeconds) : undefined;
 
-const ticksBefore = cpuTicks(job.serverPid);
+const ticksBefore = summed(job, cpuTicks);
 const clientBefore = process.cpuUsage();
 const started = performance.now();
 const measured = await load(job, job.durationSeconds);
 const elapsed = (performance.now() - started) / 1000;
 const clientUsage = process.cpuUsage(clientBefore);
-const ticksAfter = cpuTicks(job.serverPid);
+const ticksAfter = summed(job, cpuTicks);
 
 const measuredCounts = counts(measured, job.expectStatus);
 const serverSeconds = ticksBefore !== undefined && ticksAfter !== undefined ? (ticksAfter - ticksBefore) / job.clkTck : Number.NaN;
 const sorted = measured.latencies.slice(0, measured.count).sort();
 const sum = sorted.reduce((a, b) => a + b, 0);
 const statuses: Record<string, number> = {};
-for (const [status, stat] of Object.entries(measured.result.statusCodeStats)) statuses[status] = stat.count;
+for (const result of measured.results) for (const [status, stat] of Object.entries(result.statusCodeStats)) statuses[status] = (statuses[status] ?? 0) + stat.count;
 
 const output: WorkerResult = {
   ...measuredCounts,
@@ -92,7 +109,7 @@ const output: WorkerResult = {
   server_cpu_us_per_request: round((serverSeconds * 1e6) / Math.max(1, measuredCounts.responses), 1),
   server_cpu_percent: round((serverSeconds / elapsed) * 100, 1),
   client_cpu_percent: round(((clientUsage.user + clientUsage.system) / 1e6 / elapsed) * 100, 1),
-  rss_bytes: rssBytes(job.serverPid) ?? null,
+  rss_bytes: summed(job, rssBytes) ?? null,
   statuses,
   warmup: warm ? counts(warm, job.expectStatus) : { responses: 0, unexpected_status: 0, mismatches: 0, errors: 0, timeouts: 0 },
   sample_mismatch: measured.sample ?? warm?.sample ?? null,

@@ -6,16 +6,19 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { createMockCore, DEFAULT_BODY_LIMIT, type CoreOptions, type MockCore, type MockRequest } from './core.ts';
 import { fixturesOf } from './controls.ts';
 import { defaultSeed } from './seed.ts';
-import { MemorySessions } from './sessions.ts';
+import { MemorySessions, type Sessions } from './sessions.ts';
 import type { Seed } from './state.ts';
 import type { Store } from './store.ts';
 
-export type MockOptions = Omit<CoreOptions, 'sessions'>;
+export type MockOptions = CoreOptions;
 
 export { DEFAULT_BODY_LIMIT, fixturesOf };
 
-/** The parts of a running mock that tests and the CLI may look at. */
-export type MockInternals = { seed: Seed; sessions: MemorySessions; core: MockCore; store(session?: string): Store };
+/**
+ * The parts of a running mock that tests and the CLI may look at. `store()` reads an in-memory session in place; with
+ * `sessions` kept elsewhere (a shared store), use `sessions.read` instead.
+ */
+export type MockInternals = { seed: Seed; sessions: Sessions; core: MockCore; store(session?: string): Store };
 
 export type MockApp = express.Express & { mock: MockInternals };
 
@@ -24,8 +27,12 @@ const EMPTY = new Uint8Array(0);
 export function createMockApp(options: MockOptions = {}): MockApp {
   const now = options.now ?? (() => new Date());
   const seed = options.seed ?? defaultSeed();
-  const sessions = new MemorySessions(seed, options.newId ? { now, newId: options.newId } : { now }, options.maxSessions);
+  const sessions = options.sessions ?? new MemorySessions(seed, options.newId ? { now, newId: options.newId } : { now }, options.maxSessions);
   const core = createMockCore({ ...options, seed, now, sessions });
+  const store = (session?: string): Store => {
+    if (!(sessions instanceof MemorySessions)) throw new Error('store() reads in-memory sessions only; this mock keeps them elsewhere (use mock.sessions.read)');
+    return sessions.get(session).store;
+  };
 
   const app = express();
   app.disable('x-powered-by');
@@ -48,7 +55,7 @@ export function createMockApp(options: MockOptions = {}): MockApp {
     if (typeof type !== 'string') return next(error);
     serve(core, req, res, received.get(req), EMPTY, type === 'entity.too.large' ? 'too-large' : 'unreadable').catch(next);
   });
-  return Object.assign(app, { mock: { seed, sessions, core, store: (session?: string) => sessions.get(session).store } });
+  return Object.assign(app, { mock: { seed, sessions, core, store } });
 }
 
 async function serve(core: MockCore, req: Request, res: Response, receivedAt: number | undefined, body: Uint8Array, bodyError?: MockRequest['bodyError']): Promise<void> {

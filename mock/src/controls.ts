@@ -5,7 +5,7 @@ import type { components as Control } from '../../generated/mock-control.ts';
 import * as errors from './errors.ts';
 import { slugId } from './ids.ts';
 import type { Framed } from './reply.ts';
-import { DEFAULT_SESSION, REQUEST_JOURNAL_LIMIT, SESSION_NAME, type Sessions } from './sessions.ts';
+import { DEFAULT_SESSION, REQUEST_JOURNAL_LIMIT, SESSION_NAME, StoreUnavailable, type Sessions } from './sessions.ts';
 import type { Seed, State } from './state.ts';
 import type { Store, WriteEvent } from './store.ts';
 
@@ -83,7 +83,18 @@ function single(query: URLSearchParams, name: string): string | undefined | null
 // Routes match as Express's did: any case, with or without a trailing slash; a GET route answers HEAD too.
 const ROUTE = /^\/__mock\/(fixtures|state|sessions|reset|requests|events)\/?$/i;
 
+/** A control request's answer; a shared store that cannot be reached is the mock's 503 (MOCK_STORE_UNAVAILABLE). */
 export async function control(request: ControlRequest, seed: Seed, sessions: Sessions): Promise<Framed | undefined> {
+  try {
+    return await answerControl(request, seed, sessions);
+  } catch (error) {
+    if (!(error instanceof StoreUnavailable)) throw error;
+    const reply = errors.MOCK_STORE_UNAVAILABLE(error.message);
+    return json(reply.status, reply.body);
+  }
+}
+
+async function answerControl(request: ControlRequest, seed: Seed, sessions: Sessions): Promise<Framed | undefined> {
   const route = ROUTE.exec(request.pathname)?.[1]?.toLowerCase();
   if (route === undefined) return undefined;
   const isGet = request.method === 'GET' || request.method === 'HEAD';

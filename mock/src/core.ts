@@ -10,7 +10,7 @@ import { answer, readOperations, type Answer, type MockRequest, type Operations 
 import { forcedReply, parsePrefer } from './prefer.ts';
 import { createReplyChecker, frameReply, type Framed, type ReplyChecker } from './reply.ts';
 import { defaultSeed } from './seed.ts';
-import { DEFAULT_MAX_SESSIONS, MemorySessions, SESSION_HEADER, type Sessions } from './sessions.ts';
+import { DEFAULT_MAX_SESSIONS, MemorySessions, SESSION_HEADER, StoreUnavailable, type Sessions } from './sessions.ts';
 import type { Seed } from './state.ts';
 
 export type { Framed } from './reply.ts';
@@ -117,7 +117,8 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
       }
       operationId = result.options.operationId;
     } catch (error) {
-      result = { reply: errors.MOCK_RESPONSE_INVALID([`the mock failed: ${error instanceof Error ? error.message : String(error)}`]), options: { entry: true } };
+      if (error instanceof StoreUnavailable) result = { reply: errors.MOCK_STORE_UNAVAILABLE(error.message), options: {} };
+      else result = { reply: errors.MOCK_RESPONSE_INVALID([`the mock failed: ${error instanceof Error ? error.message : String(error)}`]), options: { entry: true } };
       operationId = undefined;
     }
     let framed = frameReply(result.reply, result.options, allowed.headers.slice());
@@ -130,15 +131,20 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
       violations = [`the self-check failed: ${error instanceof Error ? error.message : String(error)}`];
     }
     if (violations.length > 0) framed = frameReply(errors.MOCK_RESPONSE_INVALID(violations), result.options, allowed.headers.slice());
-    if (name.ok) {
-      await sessions.record(name.name, {
-        at: now().toISOString(),
-        method: request.method,
-        path: url.pathname,
-        status: framed.status,
-        duration_ms: Math.round(performance.now() - startedAt),
-        operation: operationId ?? null,
-      });
+    // With the store gone, the answer stands without its journal entry (and without a second wait for the store).
+    if (name.ok && result.reply.code !== 'MOCK_STORE_UNAVAILABLE') {
+      try {
+        await sessions.record(name.name, {
+          at: now().toISOString(),
+          method: request.method,
+          path: url.pathname,
+          status: framed.status,
+          duration_ms: Math.round(performance.now() - startedAt),
+          operation: operationId ?? null,
+        });
+      } catch (error) {
+        if (!(error instanceof StoreUnavailable)) throw error;
+      }
     }
     return framed;
   }

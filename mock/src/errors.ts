@@ -90,3 +90,9 @@ export const MOCK_RESPONSE_INVALID = (violations: ReadonlyArray<string>): ErrorR
 
 /** Not production's: a mock control (Prefer, X-Mock-Session) was used wrongly. */
 export const MOCK_CONTROL_ERROR = (message: string): ErrorReply => ({ code: 'MOCK_CONTROL_ERROR', status: 400, body: { error: 'Mock control error', message }, framing: 'json' });
+
+/**
+ * Not production's, and never sent by a mock that keeps its state in memory: the shared store (`--store redis://…`)
+ * cannot be reached or did not answer in time. The request may or may not have been applied; retry it.
+ */
+export const MOCK_STORE_UNAVAILABLE = (message: string): ErrorReply => ({ code: 'MOCK_STORE_UNAVAILABLE', status: 503, body: { error: 'Mock store unavailable', message }, framing: 'json' });

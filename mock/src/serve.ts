@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { createMockApp, DEFAULT_BODY_LIMIT, fixturesOf, type MockOptions } from './app.ts';
 import { MAX_DELAY_MS } from './prefer.ts';
 import { DEFAULT_MAX_SESSIONS } from './sessions.ts';
+import { defaultSeed } from './seed.ts';
 import { parseSeed } from './seedFile.ts';
 
 const USAGE = `Usage: service-external-api mock [options]     (in the repository: npm start -- [options])
@@ -23,6 +24,8 @@ Starts the production-true mock of the external API and prints its URL, tokens a
   --no-control      do not serve the /__mock/ control endpoints (for a shared deployment)
   --max-sessions N  X-Mock-Session sessions kept before the least recently used is dropped (default ${DEFAULT_MAX_SESSIONS})
   --body-limit N    largest request body in bytes (default ${DEFAULT_BODY_LIMIT})
+  --store URL       keep the state in Redis, shared by every mock pointed at it: redis://host:port/db (or $MOCK_STORE)
+  --store-prefix P  key prefix in Redis (default service-external-api)
   --help            show this help`;
 
 function fail(message: string): never {
@@ -50,6 +53,8 @@ function parse(argv: string[]) {
       'no-cors': { type: 'boolean' },
       'no-control': { type: 'boolean' },
       'max-sessions': { type: 'string' },
+      store: { type: 'string' },
+      'store-prefix': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -103,6 +108,19 @@ export async function runMock(argv: string[]): Promise<void> {
   options.cors = args.values['no-cors'] ? { enabled: false } : origins ? { enabled: true, origins } : { enabled: true };
   if (args.values['no-control']) options.control = false;
   if (args.values['max-sessions'] !== undefined) options.maxSessions = integer(args.values['max-sessions'], '--max-sessions', 1, 100_000);
+  // --store: the sessions in Redis (mock/src/redis.ts, loaded only then), so several mock processes share one state.
+  const store = args.values.store ?? (process.env['MOCK_STORE']?.trim() || undefined);
+  let shared: string | undefined;
+  if (store === undefined && args.values['store-prefix'] !== undefined) fail('--store-prefix needs --store (or MOCK_STORE)');
+  if (store !== undefined) {
+    const { openRedisSessions } = await import('./redis.ts');
+    options.seed ??= defaultSeed();
+    const redis = await openRedisSessions(store, { name: args.values.store === undefined ? 'MOCK_STORE' : '--store', seed: options.seed, maxSessions: options.maxSessions, prefix: args.values['store-prefix'] }).catch((error: unknown) =>
+      fail(error instanceof Error ? error.message : String(error)),
+    );
+    options.sessions = redis;
+    shared = `state: in Redis at ${redis.url} (key prefix ${redis.prefix}), shared by every mock pointed there`;
+  }
   const app = createMockApp(options);
   const startFailure = await app.mock.core.ready;
   if (startFailure) fail(`the mock could not start: ${startFailure.message.split('\n')[0] ?? ''}`);
@@ -116,7 +134,7 @@ export async function runMock(argv: string[]): Promise<void> {
     const address = server.address() as AddressInfo;
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${shownHost}:${address.port}`;
-    const fixtures = fixturesOf(app.mock.seed, app.mock.store().state);
+    const fixtures = fixturesOf(app.mock.seed, app.mock.seed.state);
     const lines = [
       `mock listening on ${url}`,
       `port: ${address.port}`,
@@ -139,6 +157,7 @@ export async function runMock(argv: string[]): Promise<void> {
       '',
       options.control === false ? 'control endpoints: off (--no-control)' : `fixtures as JSON: ${url}/__mock/fixtures · state: ${url}/__mock/state · reset: POST ${url}/__mock/reset`,
     ];
+    if (shared) lines.push(shared);
     if (!['127.0.0.1', '::1', 'localhost'].includes(host)) lines.push('', `warning: bound to ${host}, not loopback: anyone who can reach this address can use the tokens above`);
     process.stdout.write(`${lines.join('\n')}\n`);
   });

@@ -12,6 +12,15 @@ export const SESSION_NAME = /^[A-Za-z0-9._:-]{1,64}$/;
 export const DEFAULT_MAX_SESSIONS = 100;
 export const REQUEST_JOURNAL_LIMIT = 500;
 
+/**
+ * Thrown (or rejected with) by a `Sessions` kept outside this process when its store cannot be reached or does not
+ * answer in time. The core answers it with the mock's own 503 (errors.ts, MOCK_STORE_UNAVAILABLE): the request's
+ * outcome is unknown to the caller, never a wrong 200.
+ */
+export class StoreUnavailable extends Error {
+  override name = 'StoreUnavailable';
+}
+
 /** A value now, or later: the in-memory store answers at once, a shared one through a promise. */
 export type Awaitable<T> = T | Promise<T>;
 
@@ -30,7 +39,8 @@ export type SessionSummary = { name: string; created_at: string; requests: numbe
  *   the order of checks 6–9 and the store's write). A write that changed nothing leaves `store.seq` as it was, so
  *   the save can be skipped;
  * - `read` never changes anything; `fn` must not keep the store beyond the call;
- * - `reset` and `record` are atomic too.
+ * - `reset` and `record` are atomic too;
+ * - when the store cannot be reached, every operation throws (or rejects with) `StoreUnavailable`.
  */
 export interface Sessions {
   read<T>(name: string, fn: (store: Store) => T): Awaitable<T>;

@@ -18,6 +18,10 @@ export type WriteEvent = { seq: number; at: string; activity: ActivityRow; subsc
 /** The event journal keeps this many writes per store; older ones are dropped first. */
 export const EVENT_JOURNAL_LIMIT = 1000;
 
+/** The append-only tables a write adds rows to, oldest row first; nothing ever changes or deletes a row but the trim. */
+export const HISTORY_TABLES = ['activities', 'comment_threads', 'subscription_lists', 'subscriptions', 'notifications'] as const satisfies ReadonlyArray<keyof State>;
+export type HistoryTable = (typeof HISTORY_TABLES)[number];
+
 /** A long-running shared mock keeps this many rows per history table, so its memory stays flat under load. */
 export const HISTORY_LIMIT = 5000;
 
@@ -93,7 +97,8 @@ export class Store {
     if (this.events.length > EVENT_JOURNAL_LIMIT) this.events.splice(0, this.events.length - EVENT_JOURNAL_LIMIT);
     // Trimmed in batches of a tenth of the limit, so a busy store does not move its arrays on every write.
     const slack = Math.ceil(this.#historyLimit / 10);
-    for (const table of [s.activities, s.comment_threads, s.subscription_lists, s.subscriptions, s.notifications]) {
+    for (const name of HISTORY_TABLES) {
+      const table = s[name];
       if (table.length > this.#historyLimit + slack) table.splice(0, table.length - this.#historyLimit);
     }
     return event;

@@ -2,7 +2,7 @@
 // in-process use, each proved over real HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isObject } from '../../spec/lib/openapi.ts';
-import { createMockApp, defaultSeed } from '../src/index.ts';
+import { createMockApp, defaultSeed, MemorySessions } from '../src/index.ts';
 import { CLOSE, RESUME, doc, startMock, type RunningMock } from './http.ts';
 
 let mock: RunningMock;
@@ -43,8 +43,7 @@ describe('sessions (X-Mock-Session)', () => {
   });
 
   it('keeps at most maxSessions named sessions, dropping the least recently used', async () => {
-    const app = createMockApp({ maxSessions: 2 });
-    const { sessions } = app.mock;
+    const sessions = new MemorySessions(defaultSeed(), { now: () => new Date() }, 2);
     sessions.get('one').store.state.projects[0]!.name = 'changed in one';
     sessions.get('two');
     sessions.get('one');

@@ -263,6 +263,12 @@ export const wrong = () => api.closeGoal({ goal_id: 'g', success: 'yes', retrosp
     }
   }, 150_000);
 
+  it('npx service-external-api mock --store names a Redis it cannot reach in one line and exits 2 (the Redis store ships)', async () => {
+    const result = await run('npx', ['--no-install', 'service-external-api', 'mock', '--port', '0', '--store', 'redis://127.0.0.1:1/0'], { cwd: consumer, env: { MOCK_STORE: '' }, timeout: 60_000 });
+    expect(result.status, explain(result)).toBe(2);
+    expect(result.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'))).toEqual([expect.stringMatching(/^error: cannot use Redis at redis:\/\/127\.0\.0\.1:1\/0: /)]);
+  }, 70_000);
+
   it('npx service-external-api contract with no URL is exit 2 with one line naming the variable', async () => {
     const result = await run('npx', ['--no-install', 'service-external-api', 'contract'], { cwd: consumer, env: { CONTRACT_BASE_URL: '' } });
     expect(result.status, explain(result)).toBe(2);
