@@ -9,6 +9,7 @@ import { RULES } from './check.ts';
 import { parseFixtures, TokenKnowledge } from './knowledge.ts';
 import { DEFAULT_CAPACITY } from './log.ts';
 import { createValidationProxy, DEFAULT_TIMEOUT_MS, VIOLATIONS_HEADER } from './server.ts';
+import { optionErrors, type OptionErrors } from '../../mock/src/options.ts';
 
 export const DEFAULT_PORT = 4020;
 
@@ -30,17 +31,8 @@ that breaks the contract gets the header ${VIOLATIONS_HEADER}: <count>.
 
 Endpoints: GET /__proxy/violations, GET /__proxy/summary, POST /__proxy/reset. See contract-tests/README.md.`;
 
-function fail(message: string): never {
-  process.stderr.write(`proxy: ${message}\n`);
-  process.exit(2);
-}
-
-function integer(value: string, name: string, min: number, max: number): number {
-  if (!/^\d+$/.test(value)) fail(`${name} must be a whole number, got "${value}"`);
-  const n = Number(value);
-  if (n < min || n > max) fail(`${name} must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
+/** Bad options: one line, exit 2 (a const with a declared type, so `never` narrows). */
+const bad: OptionErrors = optionErrors('proxy');
 
 function parse(argv: string[]) {
   return parseArgs({
@@ -69,7 +61,7 @@ export async function main(argv: string[]): Promise<void> {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const option = /option '([^']+)'/i.exec(message)?.[1];
-    fail(option ? `unknown option ${option} (see --help)` : `${message.split('\n')[0] ?? ''} (see --help)`);
+    bad.fail(option ? `unknown option ${option} (see --help)` : `${message.split('\n')[0] ?? ''} (see --help)`);
   }
   const values = args.values;
   if (values.help) {
@@ -77,20 +69,20 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
 
-  if (values.target === undefined) fail('--target is required: the URL of the server to check, e.g. --target http://127.0.0.1:4010');
+  if (values.target === undefined) bad.fail('--target is required: the URL of the server to check, e.g. --target http://127.0.0.1:4010');
   let target: URL;
   try {
     target = new URL(values.target);
   } catch {
-    fail(`--target is not a URL: "${values.target}" (e.g. https://staging.example.com)`);
+    bad.fail(`--target is not a URL: "${values.target}" (e.g. https://staging.example.com)`);
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') fail(`--target must start with http:// or https://, got "${values.target}"`);
-  if (target.username || target.password || target.search || target.hash) fail('--target must be an origin (and path), without credentials, query or fragment');
-  const port = integer(values.port ?? String(DEFAULT_PORT), '--port', 0, 65535);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') bad.fail(`--target must start with http:// or https://, got "${values.target}"`);
+  if (target.username || target.password || target.search || target.hash) bad.fail('--target must be an origin (and path), without credentials, query or fragment');
+  const port = bad.integer(values.port ?? String(DEFAULT_PORT), '--port', 0, 65535);
   const host = values.host ?? '127.0.0.1';
-  if (host.trim() === '') fail('--host must not be empty');
-  const capacity = values['max-violations'] === undefined ? DEFAULT_CAPACITY : integer(values['max-violations'], '--max-violations', 1, 1_000_000);
-  const timeoutMs = values.timeout === undefined ? DEFAULT_TIMEOUT_MS : integer(values.timeout, '--timeout', 1, 3_600_000);
+  if (host.trim() === '') bad.fail('--host must not be empty');
+  const capacity = values['max-violations'] === undefined ? DEFAULT_CAPACITY : bad.integer(values['max-violations'], '--max-violations', 1, 1_000_000);
+  const timeoutMs = values.timeout === undefined ? DEFAULT_TIMEOUT_MS : bad.integer(values.timeout, '--timeout', 1, 3_600_000);
 
   let knowledge = new TokenKnowledge();
   if (values.tokens !== undefined) {
@@ -98,10 +90,10 @@ export async function main(argv: string[]): Promise<void> {
     try {
       text = readFileSync(values.tokens, 'utf8');
     } catch (error) {
-      fail(`cannot read --tokens ${values.tokens}: ${error instanceof Error ? error.message : String(error)}`);
+      bad.fail(`cannot read --tokens ${values.tokens}: ${error instanceof Error ? error.message : String(error)}`);
     }
     const parsed = parseFixtures(text);
-    if (!parsed.ok) fail(`--tokens ${values.tokens}: ${parsed.error}`);
+    if (!parsed.ok) bad.fail(`--tokens ${values.tokens}: ${parsed.error}`);
     knowledge = new TokenKnowledge(parsed.fixtures);
   }
   const report = values.report === undefined ? undefined : resolve(values.report);
@@ -109,7 +101,7 @@ export async function main(argv: string[]): Promise<void> {
     try {
       mkdirSync(dirname(report), { recursive: true });
     } catch (error) {
-      fail(`--report: cannot create the directory of ${values.report}: ${error instanceof Error ? error.message : String(error)}`);
+      bad.fail(`--report: cannot create the directory of ${values.report}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
@@ -131,9 +123,9 @@ export async function main(argv: string[]): Promise<void> {
     url = await proxy.listen(port, host);
   } catch (error) {
     const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
-    if (code === 'EADDRINUSE') fail(`port ${port} on ${host} is already in use (choose another with --port)`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') fail(`cannot bind to ${host} (${code})`);
-    fail(`cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`);
+    if (code === 'EADDRINUSE') bad.fail(`port ${port} on ${host} is already in use (choose another with --port)`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') bad.fail(`cannot bind to ${host} (${code})`);
+    bad.fail(`cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`);
   }
   const origin = `${target.origin}${target.pathname.replace(/\/+$/, '')}`;
   const lines = [

@@ -10,6 +10,7 @@ import { MAX_DELAY_MS } from './prefer.ts';
 import { DEFAULT_MAX_SESSIONS } from './sessions.ts';
 import { defaultSeed } from './seed.ts';
 import { parseSeed } from './seedFile.ts';
+import { optionErrors, type OptionErrors } from './options.ts';
 
 const USAGE = `Usage: service-external-api mock [options]     (in the repository: npm start -- [options])
 
@@ -28,17 +29,8 @@ Starts the production-true mock of the external API and prints its URL, tokens a
   --store-prefix P  key prefix in Redis (default service-external-api)
   --help            show this help`;
 
-function fail(message: string): never {
-  process.stderr.write(`error: ${message}\n`);
-  process.exit(2);
-}
-
-function integer(value: string, name: string, min: number, max: number): number {
-  if (!/^\d+$/.test(value)) fail(`${name} must be a whole number, got "${value}"`);
-  const n = Number(value);
-  if (n < min || n > max) fail(`${name} must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
+/** Bad options: one line, exit 2 (a const with a declared type, so `never` narrows). */
+const bad: OptionErrors = optionErrors('error');
 
 function parse(argv: string[]) {
   return parseArgs({
@@ -67,7 +59,7 @@ export async function runMock(argv: string[]): Promise<void> {
   try {
     args = parse(argv);
   } catch (error) {
-    fail(`${error instanceof Error ? error.message.split('\n')[0] : String(error)} (see --help)`);
+    bad.fail(`${error instanceof Error ? error.message.split('\n')[0] : String(error)} (see --help)`);
   }
   if (args.values.help) {
     process.stdout.write(`${USAGE}\n`);
@@ -75,20 +67,20 @@ export async function runMock(argv: string[]): Promise<void> {
   }
 
   const envPort = process.env['PORT']?.trim() || undefined;
-  const port = integer(args.values.port ?? envPort ?? '4010', args.values.port !== undefined ? '--port' : 'PORT', 0, 65535);
+  const port = bad.integer(args.values.port ?? envPort ?? '4010', args.values.port !== undefined ? '--port' : 'PORT', 0, 65535);
   const host = args.values.host ?? '127.0.0.1';
-  if (host.trim() === '') fail('--host must not be empty');
-  const bodyLimit = args.values['body-limit'] === undefined ? DEFAULT_BODY_LIMIT : integer(args.values['body-limit'], '--body-limit', 1, 256_000_000);
+  if (host.trim() === '') bad.fail('--host must not be empty');
+  const bodyLimit = args.values['body-limit'] === undefined ? DEFAULT_BODY_LIMIT : bad.integer(args.values['body-limit'], '--body-limit', 1, 256_000_000);
   let seed;
   if (args.values.seed !== undefined) {
     let text: string;
     try {
       text = readFileSync(args.values.seed, 'utf8');
     } catch (error) {
-      fail(`cannot read --seed ${args.values.seed}: ${error instanceof Error ? error.message : String(error)}`);
+      bad.fail(`cannot read --seed ${args.values.seed}: ${error instanceof Error ? error.message : String(error)}`);
     }
     const parsed = parseSeed(text);
-    if (!parsed.ok) fail(`--seed ${args.values.seed}: ${parsed.error}`);
+    if (!parsed.ok) bad.fail(`--seed ${args.values.seed}: ${parsed.error}`);
     seed = parsed.seed;
   }
 
@@ -96,39 +88,39 @@ export async function runMock(argv: string[]): Promise<void> {
   if (seed) options.seed = seed;
   if (args.values.delay !== undefined) {
     const match = /^(\d+)(?:-(\d+))?$/.exec(args.values.delay);
-    if (!match?.[1]) fail(`--delay must be MS or MIN-MAX in whole milliseconds, got "${args.values.delay}"`);
-    const min = integer(match[1], '--delay', 0, MAX_DELAY_MS);
-    const max = match[2] === undefined ? min : integer(match[2], '--delay maximum', 0, MAX_DELAY_MS);
-    if (max < min) fail(`--delay ${args.values.delay}: the maximum is below the minimum`);
+    if (!match?.[1]) bad.fail(`--delay must be MS or MIN-MAX in whole milliseconds, got "${args.values.delay}"`);
+    const min = bad.integer(match[1], '--delay', 0, MAX_DELAY_MS);
+    const max = match[2] === undefined ? min : bad.integer(match[2], '--delay maximum', 0, MAX_DELAY_MS);
+    if (max < min) bad.fail(`--delay ${args.values.delay}: the maximum is below the minimum`);
     options.delay = { min, max };
   }
-  if (args.values['no-cors'] && args.values['cors-origin']) fail('--no-cors and --cors-origin contradict each other');
+  if (args.values['no-cors'] && args.values['cors-origin']) bad.fail('--no-cors and --cors-origin contradict each other');
   const origins = args.values['cors-origin'];
-  for (const origin of origins ?? []) if (!/^https?:\/\/[^/\s]+$/.test(origin)) fail(`--cors-origin must be an origin like http://localhost:5173, got "${origin}"`);
+  for (const origin of origins ?? []) if (!/^https?:\/\/[^/\s]+$/.test(origin)) bad.fail(`--cors-origin must be an origin like http://localhost:5173, got "${origin}"`);
   options.cors = args.values['no-cors'] ? { enabled: false } : origins ? { enabled: true, origins } : { enabled: true };
   if (args.values['no-control']) options.control = false;
-  if (args.values['max-sessions'] !== undefined) options.maxSessions = integer(args.values['max-sessions'], '--max-sessions', 1, 100_000);
+  if (args.values['max-sessions'] !== undefined) options.maxSessions = bad.integer(args.values['max-sessions'], '--max-sessions', 1, 100_000);
   // --store: the sessions in Redis (mock/src/redis.ts, loaded only then), so several mock processes share one state.
   const store = args.values.store ?? (process.env['MOCK_STORE']?.trim() || undefined);
   let shared: string | undefined;
-  if (store === undefined && args.values['store-prefix'] !== undefined) fail('--store-prefix needs --store (or MOCK_STORE)');
+  if (store === undefined && args.values['store-prefix'] !== undefined) bad.fail('--store-prefix needs --store (or MOCK_STORE)');
   if (store !== undefined) {
     const { openRedisSessions } = await import('./redis.ts');
     options.seed ??= defaultSeed();
     const redis = await openRedisSessions(store, { name: args.values.store === undefined ? 'MOCK_STORE' : '--store', seed: options.seed, maxSessions: options.maxSessions, prefix: args.values['store-prefix'] }).catch((error: unknown) =>
-      fail(error instanceof Error ? error.message : String(error)),
+      bad.fail(error instanceof Error ? error.message : String(error)),
     );
     options.sessions = redis;
     shared = `state: in Redis at ${redis.url} (key prefix ${redis.prefix}), shared by every mock pointed there`;
   }
   const app = createMockApp(options);
   const startFailure = await app.mock.core.ready;
-  if (startFailure) fail(`the mock could not start: ${startFailure.message.split('\n')[0] ?? ''}`);
+  if (startFailure) bad.fail(`the mock could not start: ${startFailure.message.split('\n')[0] ?? ''}`);
   const server = app.listen(port, host);
   server.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EADDRINUSE') fail(`port ${port} on ${host} is already in use (choose another with --port)`);
-    if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') fail(`cannot bind to ${host} (${error.code})`);
-    fail(`cannot listen on ${host}:${port}: ${error.message}`);
+    if (error.code === 'EADDRINUSE') bad.fail(`port ${port} on ${host} is already in use (choose another with --port)`);
+    if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') bad.fail(`cannot bind to ${host} (${error.code})`);
+    bad.fail(`cannot listen on ${host}:${port}: ${error.message}`);
   });
   server.on('listening', () => {
     const address = server.address() as AddressInfo;
