@@ -1,6 +1,6 @@
 // POST /api/external/v1/goals/close (REFERENCE.md decision 3; domain-and-shapes.md 3.4).
 import * as errors from '../errors.ts';
-import type { Handler, SuccessBody } from './index.ts';
+import type { Handler, SuccessBody } from './types.ts';
 import { outcomeReply, idList, optionalBoolean, requiredString } from './inputs.ts';
 
 export const closeGoal: Handler = ({ principal, inputs, store }) => {

@@ -1,17 +1,9 @@
 // The operations' handlers, keyed and typed by operationId: the map is complete by construction (a missing or
 // misspelt operation does not compile).
-import type { operations } from '../../../generated/types.ts';
-import type { Reply } from '../reply.ts';
-import type { Principal } from '../security.ts';
-import type { Store } from '../store.ts';
 import { closeGoal } from './closeGoal.ts';
 import { resumeProject } from './resumeProject.ts';
+import type { HandlerMap } from './types.ts';
 
-/** What a handler gets: who is calling (authenticated, not read-only), the decoded inputs, and the session's store. */
-export type HandlerArgs = { principal: Principal; inputs: Record<string, unknown>; store: Store };
-/** The 200 body of an operation, as generated/types.ts types it. */
-export type SuccessBody<K extends keyof operations> = operations[K]['responses'][200]['content']['application/json'];
-export type Handler = (args: HandlerArgs) => Reply;
-export type HandlerMap = { [K in keyof operations]: Handler };
+export type { Handler, HandlerArgs, HandlerMap, SuccessBody } from './types.ts';
 
 export const handlers = { resumeProject, closeGoal } satisfies HandlerMap;
