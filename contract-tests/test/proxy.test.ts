@@ -68,6 +68,17 @@ async function sendAll(url: string, requests: ReadonlyArray<ApiRequest>): Promis
 }
 
 /** Wraps a fault so that the test knows whether it changed anything the smoke set sent or got. */
+/** The fault "a read-only token may write": requests with the read-only token (those `when` picks) reach the server with the full-access one. */
+function readOnlyWritesAsFullAccess(when: (req: ProxiedRequest) => boolean = () => true): Fault {
+  return {
+    request: (req) => {
+      const auth = req.headers['authorization'];
+      const from = tokens['read_only'] ?? '-';
+      return auth?.includes(from) && when(req) ? { ...req, headers: { ...req.headers, authorization: auth.replace(from, tokens['full_access'] ?? '') } } : req;
+    },
+  };
+}
+
 function tracked(fault: Fault): { fault: Fault; changed: () => boolean; replied: Array<{ req: ProxiedRequest; reply: ProxiedReply }> } {
   let changed = false;
   const replied: Array<{ req: ProxiedRequest; reply: ProxiedReply }> = [];
@@ -197,13 +208,7 @@ describe('the validation proxy in front of each injected fault', () => {
 
 describe('what the proxy reports', () => {
   it('names the broken rule with the request as curl, the token as its variable, and the response', async () => {
-    const swap: Fault = {
-      request: (req) => {
-        const auth = req.headers['authorization'];
-        const from = tokens['read_only'] ?? '-';
-        return auth?.includes(from) ? { ...req, headers: { ...req.headers, authorization: auth.replace(from, tokens['full_access'] ?? '') } } : req;
-      },
-    };
+    const swap = readOnlyWritesAsFullAccess();
     const faulty = await startFaultProxy(mock.url, swap);
     const { proxy, url } = await proxyTo(faulty.url);
     try {
@@ -225,13 +230,7 @@ describe('what the proxy reports', () => {
   });
 
   it('learns a read-only token from the traffic when no --tokens file names it', async () => {
-    const swapWrites: Fault = {
-      request: (req) => {
-        const auth = req.headers['authorization'];
-        const from = tokens['read_only'] ?? '-';
-        return auth?.includes(from) && req.body !== '{}' ? { ...req, headers: { ...req.headers, authorization: auth.replace(from, tokens['full_access'] ?? '') } } : req;
-      },
-    };
+    const swapWrites = readOnlyWritesAsFullAccess((req) => req.body !== '{}');
     const faulty = await startFaultProxy(mock.url, swapWrites);
     const { proxy, url } = await proxyTo(faulty.url, { knowledge: new TokenKnowledge() });
     try {
@@ -382,13 +381,7 @@ describe('npm run proxy', () => {
     const tokensFile = join(dir, 'fixtures.json');
     writeFileSync(tokensFile, fixturesText);
     const report = join(dir, 'reports', 'proxy.xml');
-    const swap: Fault = {
-      request: (req) => {
-        const auth = req.headers['authorization'];
-        const from = tokens['read_only'] ?? '-';
-        return auth?.includes(from) ? { ...req, headers: { ...req.headers, authorization: auth.replace(from, tokens['full_access'] ?? '') } } : req;
-      },
-    };
+    const swap = readOnlyWritesAsFullAccess();
     const faulty = await startFaultProxy(mock.url, swap);
     const child = spawnProxy(['--target', faulty.url, '--port', '0', '--tokens', tokensFile, '--report', report]);
     try {
