@@ -109,7 +109,16 @@ function fromAjv(error: ErrorObject, base: Path, value: unknown): Violation {
 }
 
 /** Follows `$ref`s to the schema at `pointer` (operations.ts). */
-const resolveRef = (pointer: string): { pointer: string; schema: JsonObject } => resolveSchema(loadDocument(), pointer);
+/** Follows `$ref`s to the schema at `pointer`, once per pointer: the document never changes. */
+const resolved = new Map<string, { pointer: string; schema: JsonObject }>();
+function resolveRef(pointer: string): { pointer: string; schema: JsonObject } {
+  let found = resolved.get(pointer);
+  if (!found) {
+    found = resolveSchema(loadDocument(), pointer);
+    resolved.set(pointer, found);
+  }
+  return found;
+}
 
 function typesOf(schema: JsonObject): string[] | undefined {
   const type = schema['type'];
@@ -222,10 +231,34 @@ function dedupe(violations: Violation[]): Violation[] {
   });
 }
 
+/**
+ * How what a schema declares depends on the value: not at all, on its JSON type only (a oneOf/anyOf where one branch
+ * fits the type, e.g. a nullable reference), or on the value (a branch chosen by validating).
+ */
+type Varies = 'no' | 'type' | 'value';
+type Declared = { properties: Map<string, string>; additional: string | undefined; closed: boolean; varies: Varies };
+const VARIES_ORDER: ReadonlyArray<Varies> = ['no', 'type', 'value'];
+const most = (a: Varies, b: Varies): Varies => (VARIES_ORDER.indexOf(a) >= VARIES_ORDER.indexOf(b) ? a : b);
+/** What `declared` found, by pointer (or pointer and JSON type) where that decides it: the walk runs on every response. */
+const declaredCache = new Map<string, Declared>();
+
 /** Property names a schema declares, through $ref and allOf; `closed` when any part forbids others. */
-function declared(pointer: string, value: unknown): { properties: Map<string, string>; additional: string | undefined; closed: boolean } {
+function declared(pointer: string, value: unknown): Declared {
+  const fixed = declaredCache.get(pointer);
+  if (fixed) return fixed;
+  const typed = `${pointer}#${jsonType(value)}`;
+  const cached = declaredCache.get(typed);
+  if (cached) return cached;
+  const result = declaredOf(pointer, value);
+  if (result.varies === 'no') declaredCache.set(pointer, result);
+  else if (result.varies === 'type') declaredCache.set(typed, result);
+  return result;
+}
+
+function declaredOf(pointer: string, value: unknown): Declared {
   const { pointer: at, schema } = resolveRef(pointer);
   const properties = new Map<string, string>();
+  let varies: Varies = 'no';
   let additional: string | undefined;
   let closed = schema['additionalProperties'] === false;
   if (isObject(schema['additionalProperties'])) additional = `${at}/additionalProperties`;
@@ -236,17 +269,21 @@ function declared(pointer: string, value: unknown): { properties: Map<string, st
       for (const [k, p] of member.properties) if (!properties.has(k)) properties.set(k, p);
       additional ??= member.additional;
       closed ||= member.closed;
+      varies = most(varies, member.varies);
     });
   }
   for (const keyword of ['oneOf', 'anyOf'] as const) {
     const branches = schema[keyword];
     if (!Array.isArray(branches)) continue;
-    const member = declared(bestBranch(at, keyword, branches, value, true).pointer, value);
+    const branch = bestBranch(at, keyword, branches, value, true);
+    varies = most(varies, Number.isNaN(branch.passing) ? 'type' : 'value');
+    const member = declared(branch.pointer, value);
+    varies = most(varies, member.varies);
     for (const [k, p] of member.properties) if (!properties.has(k)) properties.set(k, p);
     additional ??= member.additional;
     closed ||= member.closed;
   }
-  return { properties, additional, closed };
+  return { properties, additional, closed, varies };
 }
 
 /** Fields the response has and the schema does not name: warnings (responses stay open; STYLE.md). */
