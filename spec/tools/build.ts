@@ -76,8 +76,7 @@ for (const asset of ASSETS) {
 const { buildDocs } = await import('../../docs-site/build.ts');
 process.stderr.write(`build: ${buildDocs(join(OUT, 'docs-site', 'index.html'))}\n`);
 
-const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
-const written = files(OUT);
 if (!existsSync(join(OUT, 'mock', 'src', 'cli.js'))) throw new Error('build: dist/mock/src/cli.js was not written');
+const written = readdirSync(OUT, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
 process.stderr.write(`build: wrote ${written.length} files to ${relative(process.cwd(), OUT) || OUT}/\n`);
 
