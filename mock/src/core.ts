@@ -8,12 +8,13 @@ import { cors, type CorsOptions } from './cors.ts';
 import * as errors from './errors.ts';
 import { answer, readOperations, type Answer, type MockRequest, type Operations } from './pipeline.ts';
 import { forcedReply, parsePrefer } from './prefer.ts';
-import { createReplyChecker, frameReply, type Framed, type ReplyChecker } from './reply.ts';
+import { frameReply, selfCheck, type Framed, type ReplyChecker, type SelfCheckMode } from './reply.ts';
 import { defaultSeed } from './seed.ts';
 import { DEFAULT_MAX_SESSIONS, MemorySessions, SESSION_HEADER, StoreUnavailable, type Sessions } from './sessions.ts';
+import { mark } from './stages.ts';
 import type { Seed } from './state.ts';
 
-export type { Framed } from './reply.ts';
+export type { Framed, SelfCheckMode } from './reply.ts';
 export type { MockRequest } from './pipeline.ts';
 
 export type CoreOptions = {
@@ -25,7 +26,13 @@ export type CoreOptions = {
   newId?: () => string;
   /** The largest request body in bytes; larger ones get production's 413 (production allows 256,000,000). */
   bodyLimit?: number;
-  /** Check every response against the spec and answer a loud 500 naming the violations (default true). */
+  /**
+   * The response self-check: each answer checked against the spec before it is sent, a violation answered with a
+   * loud 500 naming it. `always` (the default) checks every answer; `sample` the first answers of each operation,
+   * status and error code, then one in SAMPLE_EVERY; `off` none.
+   */
+  selfCheck?: SelfCheckMode;
+  /** @deprecated `false` is `selfCheck: 'off'`. */
   validateResponses?: boolean;
   /** Wait this long (a random time in [min, max] ms) before every API answer; `Prefer: delay=MS` overrides it. */
   delay?: { min: number; max: number };
@@ -68,7 +75,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
   const seed = options.seed ?? defaultSeed();
   const now = options.now ?? (() => new Date());
   const sessions = options.sessions ?? new MemorySessions(seed, options.newId ? { now, newId: options.newId } : { now }, options.maxSessions ?? DEFAULT_MAX_SESSIONS);
-  const checkReply: ReplyChecker = options.validateResponses === false ? () => [] : createReplyChecker();
+  const checkReply: ReplyChecker = selfCheck(options.selfCheck ?? (options.validateResponses === false ? 'off' : 'always'));
   const routing: Routing = createRouting();
   const operations: Operations = readOperations();
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
@@ -122,6 +129,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
       operationId = undefined;
     }
     let framed = frameReply(result.reply, result.options, allowed.headers.slice());
+    mark('serialize');
     // The self-check, once per answer, on what goes on the wire: production's replies only (the mock's own MOCK_
     // errors are not in the spec).
     let violations: string[];
@@ -131,6 +139,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
       violations = [`the self-check failed: ${error instanceof Error ? error.message : String(error)}`];
     }
     if (violations.length > 0) framed = frameReply(errors.MOCK_RESPONSE_INVALID(violations), result.options, allowed.headers.slice());
+    mark('self-check');
     // With the store gone, the answer stands without its journal entry (and without a second wait for the store).
     if (name.ok && result.reply.code !== 'MOCK_STORE_UNAVAILABLE') {
       try {
@@ -146,6 +155,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
         if (!(error instanceof StoreUnavailable)) throw error;
       }
     }
+    mark('journal');
     return framed;
   }
 

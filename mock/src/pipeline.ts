@@ -21,6 +21,7 @@ import { handlers } from './handlers/index.ts';
 import type { Reply, ReplyOptions } from './reply.ts';
 import { tokenFromAuthorization } from './security.ts';
 import type { Sessions } from './sessions.ts';
+import { mark } from './stages.ts';
 import { bodyKind, decodeQuery, errorViewIsJson, mergeParams, negotiate, parseBody } from './transport.ts';
 
 /** A request as the core reads it, from any runtime: what the adapters hand over. */
@@ -120,6 +121,7 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
 
   // 3. TurboConnect's own Plug.Parsers has no :pass, so a body it cannot parse is 415.
   if (BODY_METHODS.has(method) && kind === 'unsupported') return { reply: errors.UNSUPPORTED_MEDIA_TYPE, options: {} };
+  mark('parse');
 
   // 4. Match: GET/HEAD are queries, POST mutations, anything else 405; then the name; then the lookup, which is
   // openapi-backend's routing of a POST to the operation's path.
@@ -132,6 +134,7 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
   const operationId = operation?.operationId;
   const model = isOperationId(deps.operations, operationId) ? deps.operations.byId.get(operationId) : undefined;
   if (!operation || !model || !isOperationId(deps.operations, operationId)) return { reply: errors.MUTATION_NOT_FOUND, options: {} };
+  mark('route');
 
   // (Mock only: a forced answer replaces everything from here on, so it never changes the state.)
   const forced = internal ? undefined : deps.force(operationId);
@@ -141,6 +144,7 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
   const params = mergeParams(query, parsed.params);
   const decoded = decodeInputs(model.fields, params);
   if (!decoded.ok) return { reply: decoded.error, options: internal ? {} : { operationId } };
+  mark('decode');
   if (internal) return { reply: errors.UNAUTHORIZED, options: {} };
 
   // 6–9 against the session's store, as one write (sessions.ts): who is calling, what they may do, the operation.
@@ -154,13 +158,17 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
     // 7. A read-only principal is refused before the required-field check (EnforceTokenAccessMode precedes
     // RequiredFieldValidator), so its request is not validated at all.
     if (principal.readOnly) return errors.READ_ONLY_TOKEN;
+    mark('auth');
     // 8. Request validation finds the missing required fields. Anything else the schema rejects was already accepted
     // by the input decoder, as production accepts it (a blank `success`, a null in subscriber_ids): the operation
     // runs and fails there, as it does in production.
     const missing = deps.routing.missing(operation, params);
     if (missing.length > 0) return errors.MISSING_REQUIRED_FIELDS(missing);
+    mark('validate');
     // 9. The operation.
-    return handlers[operationId]({ principal, inputs: decoded.inputs, store });
+    const done = handlers[operationId]({ principal, inputs: decoded.inputs, store });
+    mark('view');
+    return done;
   });
   return { reply, options: { operationId } };
 }

@@ -58,6 +58,32 @@ export function createReplyChecker(validator: SchemaValidator = defaultValidator
   };
 }
 
+export const SELF_CHECK_MODES = ['always', 'sample', 'off'] as const;
+export type SelfCheckMode = (typeof SELF_CHECK_MODES)[number];
+
+/** `sample`: every answer of an operation, status and reply code is checked until this many were … */
+export const SAMPLE_FIRST = 20;
+/** … then one in this many. */
+export const SAMPLE_EVERY = 100;
+
+/**
+ * The self-check of a mode: `always` checks every reply; `sample` the first SAMPLE_FIRST of each operation, status and
+ * reply code (a fault every reply of a kind has is caught on its first), then one in SAMPLE_EVERY; `off` none.
+ */
+export function selfCheck(mode: SelfCheckMode, check: ReplyChecker = createReplyChecker()): ReplyChecker {
+  if (mode === 'off') return () => [];
+  if (mode === 'always') return check;
+  // Bounded: operations × documented statuses × the reply codes of errors.ts.
+  const seen = new Map<string, number>();
+  return (reply, operationId, framed) => {
+    if (!operationId) return [];
+    const key = `${operationId} ${reply.status} ${reply.code}`;
+    const count = (seen.get(key) ?? 0) + 1;
+    seen.set(key, count);
+    return count <= SAMPLE_FIRST || count % SAMPLE_EVERY === 0 ? check(reply, operationId, framed) : [];
+  };
+}
+
 const CONTENT_TYPES = { json: 'application/json; charset=utf-8', html: 'text/html; charset=utf-8', none: undefined } as const;
 
 // Request ids: a random per-process prefix and a counter, 20 characters like Plug.RequestId's.

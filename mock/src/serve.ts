@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createMockApp, DEFAULT_BODY_LIMIT, fixturesOf, type MockOptions } from './app.ts';
 import { MAX_DELAY_MS } from './prefer.ts';
+import { SAMPLE_EVERY, SAMPLE_FIRST, SELF_CHECK_MODES, type SelfCheckMode } from './reply.ts';
 import { DEFAULT_MAX_SESSIONS } from './sessions.ts';
 import { defaultSeed } from './seed.ts';
 import { parseSeed } from './seedFile.ts';
@@ -25,6 +26,11 @@ Starts the production-true mock of the external API and prints its URL, tokens a
   --no-control      do not serve the /__mock/ control endpoints (for a shared deployment)
   --max-sessions N  X-Mock-Session sessions kept before the least recently used is dropped (default ${DEFAULT_MAX_SESSIONS})
   --body-limit N    largest request body in bytes (default ${DEFAULT_BODY_LIMIT})
+  --self-check M    check answers against the spec before sending them (a violation is a 500 naming it):
+                      always  every answer (default): nothing off-spec ever leaves the mock
+                      sample  the first ${SAMPLE_FIRST} answers of each operation, status and error code, then 1 in ${SAMPLE_EVERY}:
+                              a fault that every answer of a kind has is still caught on its first; a rarer one may pass
+                      off     none: the spec's conformance rests on the test suite alone (load tests of your own code)
   --store URL       keep the state in Redis, shared by every mock pointed at it: redis://host:port/db (or $MOCK_STORE)
   --store-prefix P  key prefix in Redis (default service-external-api)
   --help            show this help`;
@@ -45,6 +51,7 @@ function parse(argv: string[]) {
       'no-cors': { type: 'boolean' },
       'no-control': { type: 'boolean' },
       'max-sessions': { type: 'string' },
+      'self-check': { type: 'string' },
       store: { type: 'string' },
       'store-prefix': { type: 'string' },
       help: { type: 'boolean' },
@@ -53,6 +60,8 @@ function parse(argv: string[]) {
     allowPositionals: false,
   });
 }
+const isMode = (value: string): value is SelfCheckMode => (SELF_CHECK_MODES as ReadonlyArray<string>).includes(value);
+
 /** Runs the mock until SIGINT/SIGTERM; a bad option is one line on stderr and exit 2. */
 export async function runMock(argv: string[]): Promise<void> {
   let args: ReturnType<typeof parse>;
@@ -99,6 +108,11 @@ export async function runMock(argv: string[]): Promise<void> {
   for (const origin of origins ?? []) if (!/^https?:\/\/[^/\s]+$/.test(origin)) bad.fail(`--cors-origin must be an origin like http://localhost:5173, got "${origin}"`);
   options.cors = args.values['no-cors'] ? { enabled: false } : origins ? { enabled: true, origins } : { enabled: true };
   if (args.values['no-control']) options.control = false;
+  const mode = args.values['self-check'];
+  if (mode !== undefined) {
+    if (!isMode(mode)) bad.fail(`--self-check must be ${SELF_CHECK_MODES.join(', ')}, got "${mode}"`);
+    options.selfCheck = mode;
+  }
   if (args.values['max-sessions'] !== undefined) options.maxSessions = bad.integer(args.values['max-sessions'], '--max-sessions', 1, 100_000);
   // --store: the sessions in Redis (mock/src/redis.ts, loaded only then), so several mock processes share one state.
   const store = args.values.store ?? (process.env['MOCK_STORE']?.trim() || undefined);

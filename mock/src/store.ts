@@ -4,6 +4,7 @@
 // failed) and change nothing when they fail.
 import { personRow, type Outcome } from './access.ts';
 import { newUuid } from './ids.ts';
+import { mark } from './stages.ts';
 import { findToken, tokenRecords, type Principal, type TokenRecord } from './security.ts';
 import type { ActivityRow, Goal, NotificationRow, Project, State, SubscriptionRow } from './state.ts';
 import { closeGoal, resumeProject, type CloseInputs, type Discussion, type ResumeInputs, type WriteContext } from './writes.ts';
@@ -85,6 +86,7 @@ export class Store {
 
   /** Keeps a write's rows, journals it, and trims the history tables. */
   #commit(discussion: Discussion, activity: ActivityRow, recipients: ReadonlyArray<string>, about: { project_uuid: string | null; goal_uuid: string | null }): WriteEvent {
+    mark('rules');
     const s = this.state;
     s.subscription_lists.push({ id: discussion.listId, parent_type: 'comment_thread', parent_id: discussion.threadId, send_to_everyone: discussion.sendToEveryone });
     s.subscriptions.push(...discussion.subscriptions);
@@ -101,6 +103,7 @@ export class Store {
       const table = s[name];
       if (table.length > this.#historyLimit + slack) table.splice(0, table.length - this.#historyLimit);
     }
+    mark('store');
     return event;
   }
 }
