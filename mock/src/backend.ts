@@ -2,6 +2,7 @@
 // routing (which operation a method and path name), the operation's security requirements (which scheme the
 // request must satisfy; security.ts answers who the bearer is), and request validation (its Ajv result gives the
 // 400 for missing required fields). The order in which the core asks is production's: see pipeline.ts.
+import type { ValidateFunction } from 'ajv';
 import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
 import { createAjv, dereference, isObject, listOperations, loadDocument, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
 
@@ -66,34 +67,64 @@ export type Routing = {
   /** The operation for a POST to `path`, or undefined (routing, once per request). */
   match(path: string): Operation | undefined;
   /** The security schemes any one of which the operation requires (empty: none). */
-  schemes(operation: Operation): string[];
+  schemes(operation: Operation): ReadonlyArray<string>;
   /** The required fields `params` lacks, in the order the spec lists them (request validation, once per request). */
   missing(operation: Operation, params: Record<string, unknown>): string[];
 };
 
+/** Paths routed to an operation, remembered (a path that names none is routed again each time: it is rare, and unbounded). */
+const ROUTE_MEMORY = 256;
+
+/**
+ * openapi-backend's parts, each used once per request and through its own lower-level API, since `handleRequest`,
+ * `matchOperation` and `validateRequest` each rebuild the operation list (lodash copies of every operation) and
+ * re-parse the request: routing is `router.matchOperation`, remembered per path; the operations are the router's
+ * list, read once, so an operation is the same object on every request; request validation is the operation's
+ * compiled request-body validator (`validator.getRequestValidatorsForOperation`), given the body decode.ts already
+ * parsed. The operations take no parameters (path, query, header or cookie), so the parameters' validator has
+ * nothing to check; `createRouting` refuses a definition where it would.
+ */
 export function createRouting(definition: JsonObject = backendDefinition()): Routing {
   const api = new Backend({ definition: definition as unknown as Document, strict: true, quick: true, customizeAjv: () => createAjv({ fastCompile: true }) });
+  const byId = new Map<string, { operation: Operation; schemes: string[]; body: ValidateFunction }>();
+  const routes = new Map<string, Operation>();
   // Started now, not on the first request; a failure is a value the core reports, never an unhandled rejection.
   const ready = api.init().then(
-    () => undefined,
+    () => {
+      for (const operation of api.router.getOperations()) {
+        const id = operation.operationId;
+        if (id === undefined) throw new Error(`${operation.method.toUpperCase()} ${operation.path} has no operationId`);
+        if ((operation.parameters ?? []).length > 0) throw new Error(`${id} takes parameters; the mock validates request bodies only`);
+        const body = (api.validator.getRequestValidatorsForOperation(id) ?? []).find((validate) => isObject(validate.schema) && isObject(validate.schema['properties']) && 'requestBody' in validate.schema['properties']);
+        if (!body) throw new Error(`${id} has no request body validator`);
+        byId.set(id, { operation, schemes: (operation.security ?? []).flatMap((requirement) => Object.keys(requirement)), body });
+      }
+      return undefined;
+    },
     (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
   );
-  const schemes = new WeakMap<Operation, string[]>();
+  const known = (operation: Operation) => {
+    const found = operation.operationId === undefined ? undefined : byId.get(operation.operationId);
+    if (!found) throw new Error(`openapi-backend routed to an operation it did not list: ${operation.operationId ?? operation.path}`);
+    return found;
+  };
   return {
     ready,
-    match: (path) => api.router.matchOperation({ method: 'post', path, headers: {} }, false),
-    schemes(operation) {
-      let names = schemes.get(operation);
-      if (!names) {
-        names = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
-        schemes.set(operation, names);
-      }
-      return names;
+    match(path) {
+      const remembered = routes.get(path);
+      if (remembered) return remembered;
+      const matched = api.router.matchOperation({ method: 'post', path, headers: {} }, false);
+      if (!matched) return undefined;
+      const { operation } = known(matched);
+      if (routes.size < ROUTE_MEMORY) routes.set(path, operation);
+      return operation;
     },
+    schemes: (operation) => known(operation).schemes,
     missing(operation, params) {
-      const result = api.validator.validateRequest({ method: 'post', path: operation.path, headers: { 'content-type': 'application/json' }, body: params }, operation);
+      const validate = known(operation).body;
       const out: string[] = [];
-      for (const error of result.errors ?? []) {
+      if (validate({ requestBody: params })) return out;
+      for (const error of validate.errors ?? []) {
         const name: unknown = error.keyword === 'required' && error.instancePath === '/requestBody' ? error.params['missingProperty'] : undefined;
         if (typeof name === 'string') out.push(name);
       }
