@@ -2,7 +2,7 @@
 // runs behind Express (express.ts), in MSW handlers in a test or a browser page (msw.ts), and in a service worker.
 // It owns everything between the bytes in and the bytes out: CORS, the control endpoints, sessions, `Prefer`, the
 // order of checks (pipeline.ts), the response self-check, delays and the request journal.
-import { createRouting, type Routing } from './backend.ts';
+import { sharedRouting, type Routing } from './backend.ts';
 import { control, sessionName } from './controls.ts';
 import { cors, type CorsOptions } from './cors.ts';
 import * as errors from './errors.ts';
@@ -76,7 +76,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
   const now = options.now ?? (() => new Date());
   const sessions = options.sessions ?? new MemorySessions(seed, options.newId ? { now, newId: options.newId } : { now }, options.maxSessions ?? DEFAULT_MAX_SESSIONS);
   const checkReply: ReplyChecker = selfCheck(options.selfCheck ?? (options.validateResponses === false ? 'off' : 'always'));
-  const routing: Routing = createRouting();
+  const routing: Routing = sharedRouting();
   const operations: Operations = readOperations();
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const corsOptions = options.cors ?? { enabled: true };

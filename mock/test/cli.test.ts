@@ -56,6 +56,12 @@ describe('npm start', () => {
     expect(mock.output()).toMatch(/^error: .*--prot.*\(see --help\)/);
   });
 
+  it('exits 2 with one line on an unknown --self-check mode', async () => {
+    const mock = start(['--self-check', 'sometimes']);
+    expect(await mock.exit).toBe(2);
+    expect(mock.output().trim()).toBe('error: --self-check must be always, sample, off, got "sometimes"');
+  });
+
   it('exits 2 with one line on a bad port', async () => {
     const mock = start(['--port', '70000']);
     expect(await mock.exit).toBe(2);

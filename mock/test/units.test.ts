@@ -197,6 +197,45 @@ describe('the input decoder, driven by the spec', () => {
   });
 });
 
+describe('openapi-backend, once per process and per request (backend.ts)', () => {
+  it('every core shares one routing of the package spec; a route is the same operation object every time', async () => {
+    const { sharedRouting } = await import('../src/backend.ts');
+    const routing = sharedRouting();
+    expect(sharedRouting()).toBe(routing);
+    expect(await routing.ready).toBeUndefined();
+    const first = routing.match('/api/external/v1/projects/resume');
+    expect(first?.operationId).toBe('resumeProject');
+    expect(routing.match('/api/external/v1/projects/resume')).toBe(first);
+    expect(routing.match('/api/external/v1/projects/pause')).toBeUndefined();
+    if (!first) throw new Error('projects/resume is not routed');
+    expect(routing.schemes(first)).toEqual(['bearerAuth']);
+  });
+
+  it('refuses a definition with parameters, which its body-only request validation would not check', async () => {
+    const { backendDefinition, createRouting } = await import('../src/backend.ts');
+    const definition = backendDefinition();
+    const paths = definition['paths'] as Record<string, Record<string, Record<string, unknown>>>;
+    const [path, item] = Object.entries(paths)[0] ?? [];
+    if (!path || !item?.['post']) throw new Error('no POST operation in the definition');
+    item['post']['parameters'] = [{ name: 'dry_run', in: 'query', required: true, schema: { type: 'boolean' } }];
+    const failure = await createRouting(definition).ready;
+    expect(failure?.message).toMatch(/^\w+ takes parameters; the mock validates request bodies only$/);
+  });
+});
+
+describe('new ids (ids.ts newUuid)', () => {
+  it('are version 4 UUIDs, lower-case, all distinct', async () => {
+    const { newUuid } = await import('../src/ids.ts');
+    const ids = new Set<string>();
+    for (let i = 0; i < 5000; i++) {
+      const id = newUuid();
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      ids.add(id);
+    }
+    expect(ids.size).toBe(5000);
+  });
+});
+
 describe('bounded history (a shared mock runs for weeks)', () => {
   it('keeps at most historyLimit rows per history table and the last events, dropping the oldest', async () => {
     const { Store } = await import('../src/store.ts');
