@@ -85,9 +85,16 @@ export function slug(name: string): string {
   return out;
 }
 
-/** `<slug>-<short id>`, the form of project, goal, person, space and milestone ids in responses. */
+const SLUG_IDS = new Map<string, { name: string; id: string }>();
+
+/** `<slug>-<short id>`, the form of project, goal, person, space and milestone ids in responses (memoized per record). */
 export function slugId(name: string, uuid: string): string {
-  return `${slug(name)}-${shortId(uuid)}`;
+  const cached = SLUG_IDS.get(uuid);
+  if (cached?.name === name) return cached.id;
+  const id = `${slug(name)}-${shortId(uuid)}`;
+  if (SLUG_IDS.size >= SHORT_ID_CACHE_LIMIT) SLUG_IDS.clear();
+  SLUG_IDS.set(uuid, { name, id });
+  return id;
 }
 
 /** `YYYY-MM-DD-<short id>`, the form of check-in, retrospective and progress update ids. */

@@ -54,7 +54,7 @@ export interface Sessions {
   requests(name: string, limit: number): Awaitable<RequestEntry[]>;
 }
 
-export type Session = { name: string; store: Store; requests: RequestEntry[]; created_at: string; last_used: number };
+export type Session = { name: string; store: Store; requests: RequestEntry[]; created_at: string };
 
 /** The default: every session's store in this process's memory, used in place (no copies per request). */
 export class MemorySessions implements Sessions {
@@ -63,6 +63,8 @@ export class MemorySessions implements Sessions {
   readonly #max: number;
   readonly #sessions = new Map<string, Session>();
   #requestSeq = 0;
+  /** The most recently used session, already last in the map: using it again moves nothing. */
+  #last: string | undefined;
 
   constructor(seed: Seed, storeOptions: StoreOptions, maxSessions = DEFAULT_MAX_SESSIONS) {
     this.#seed = seed;
@@ -72,13 +74,14 @@ export class MemorySessions implements Sessions {
 
   #create(name: string): Session {
     const now = this.#storeOptions.now();
-    return { name, store: new Store(structuredClone(this.#seed.state), this.#storeOptions), requests: [], created_at: now.toISOString(), last_used: now.getTime() };
+    return { name, store: new Store(structuredClone(this.#seed.state), this.#storeOptions), requests: [], created_at: now.toISOString() };
   }
 
   /** The session of that name, created from the seed on first use (evicting the least recently used if full). */
   get(name: string = DEFAULT_SESSION): Session {
     let session = this.#sessions.get(name);
     if (session) {
+      if (name === this.#last) return session;
       // Map order is insertion order: re-inserting makes this the most recently used.
       this.#sessions.delete(name);
     } else {
@@ -89,8 +92,8 @@ export class MemorySessions implements Sessions {
         if (oldest !== undefined) this.#sessions.delete(oldest);
       }
     }
-    session.last_used = this.#storeOptions.now().getTime();
     this.#sessions.set(name, session);
+    this.#last = name;
     return session;
   }
 
@@ -105,6 +108,7 @@ export class MemorySessions implements Sessions {
   reset(name?: string): void {
     if (name === undefined) this.#sessions.clear();
     else this.#sessions.delete(name);
+    this.#last = undefined;
   }
 
   list(): SessionSummary[] {

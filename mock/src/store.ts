@@ -23,8 +23,13 @@ export const EVENT_JOURNAL_LIMIT = 1000;
 export const HISTORY_TABLES = ['activities', 'comment_threads', 'subscription_lists', 'subscriptions', 'notifications'] as const satisfies ReadonlyArray<keyof State>;
 export type HistoryTable = (typeof HISTORY_TABLES)[number];
 
-/** A long-running shared mock keeps this many rows per history table, so its memory stays flat under load. */
-export const HISTORY_LIMIT = 5000;
+/**
+ * Each session keeps this many rows per history table (the same writes the event journal holds), so a session's
+ * memory is bounded by design: about 2–3 KB per write, at most about 3 MB per session at the limit (mock/README.md,
+ * "Memory"). An answer reads the history only for the caller's unread notifications (the most recent ones) and the
+ * write's own rows.
+ */
+export const HISTORY_LIMIT = EVENT_JOURNAL_LIMIT;
 
 export type StoreOptions = {
   now: () => Date;
@@ -94,7 +99,7 @@ export class Store {
     s.comment_threads.push({ id: discussion.threadId, parent_type: 'activity', parent_id: activity.id, message: discussion.message, subscription_list_id: discussion.listId, inserted_at: discussion.at });
     const notifications: NotificationRow[] = recipients.map((uuid) => ({ id: this.#newId(), person_uuid: uuid, activity_id: activity.id, action: activity.action, ...about, read: false, inserted_at: discussion.at }));
     s.notifications.push(...notifications);
-    const event: WriteEvent = { seq: ++this.#seq, at: discussion.at, activity, subscriptions: discussion.subscriptions, recipients: [...recipients], send_to_everyone: discussion.sendToEveryone };
+    const event: WriteEvent = { seq: ++this.#seq, at: discussion.at, activity, subscriptions: discussion.subscriptions, recipients: recipients.slice(), send_to_everyone: discussion.sendToEveryone };
     this.events.push(event);
     if (this.events.length > EVENT_JOURNAL_LIMIT) this.events.splice(0, this.events.length - EVENT_JOURNAL_LIMIT);
     // Trimmed in batches of a tenth of the limit, so a busy store does not move its arrays on every write.

@@ -79,7 +79,9 @@ export function resumeProject<E>(ctx: WriteContext<E>, principal: Principal, inp
 
   project.stored_status = 'active';
   project.next_check_in_scheduled_at = nextWeeklyCheckIn(project.next_check_in_scheduled_at, now);
-  project.updated_at = isoSeconds(now);
+  // One timestamp string for every column the write sets (the history keeps it alive once, not three times).
+  const at = prepared.value.at;
+  project.updated_at = at;
   const activity: ActivityRow = {
     id: ctx.newId(),
     action: 'project_resuming',
@@ -88,7 +90,7 @@ export function resumeProject<E>(ctx: WriteContext<E>, principal: Principal, inp
     goal_uuid: null,
     content: { company_id: state.company.uuid, space_id: project.space_uuid, project_id: project.uuid },
     comment_thread_id: prepared.value.threadId,
-    inserted_at: isoSeconds(now),
+    inserted_at: at,
   };
   // Recipients: subscribers who can see the project, never the author; "everyone" adds nobody for resume.
   const recipients = visibleSubscribers(state, prepared.value.subscriptions, principal.personUuid, (uuid) => accessLevel(state, uuid, project.access, project.space_uuid) >= ACCESS.view);
@@ -108,11 +110,12 @@ export function closeGoal<E>(ctx: WriteContext<E>, principal: Principal, inputs:
   const prepared = prepareDiscussion(ctx, principal, inputs.retrospective, inputs.subscriber_ids ?? [], everyone);
   if (!prepared.ok) return prepared;
 
-  goal.closed_at = isoSeconds(now);
+  const at = prepared.value.at;
+  goal.closed_at = at;
   goal.closed_by_uuid = principal.personUuid;
   goal.success = inputs.success;
   goal.success_status = inputs.success_status;
-  goal.updated_at = isoSeconds(now);
+  goal.updated_at = at;
   const activity: ActivityRow = {
     id: ctx.newId(),
     action: 'goal_closing',
@@ -121,7 +124,7 @@ export function closeGoal<E>(ctx: WriteContext<E>, principal: Principal, inputs:
     goal_uuid: goal.uuid,
     content: { company_id: state.company.uuid, space_id: goal.space_uuid, goal_id: goal.uuid, success: inputs.success, success_status: inputs.success_status },
     comment_thread_id: prepared.value.threadId,
-    inserted_at: isoSeconds(now),
+    inserted_at: at,
   };
   // Recipients: with "everyone", every member of the goal's space, plus subscribers who can see the goal; never
   // the author. The real job inner-joins the space members, so a space without members notifies nobody.
