@@ -112,16 +112,18 @@ export class MemorySessions implements Sessions {
   }
 
   list(): SessionSummary[] {
-    return [...this.#sessions.values()].map((s) => ({ name: s.name, created_at: s.created_at, requests: s.requests.length, events: s.store.events.length }));
+    return [...this.#sessions.values()].map((s) => ({ name: s.name, created_at: s.created_at, requests: Math.min(s.requests.length, REQUEST_JOURNAL_LIMIT), events: s.store.events.length }));
   }
 
   record(name: string, entry: RequestRecord): void {
     const session = this.get(name);
     session.requests.push({ seq: ++this.#requestSeq, session: session.name, ...entry });
-    if (session.requests.length > REQUEST_JOURNAL_LIMIT) session.requests.splice(0, session.requests.length - REQUEST_JOURNAL_LIMIT);
+    // Trimmed in batches of a tenth (moving 500 entries on every request costs more than the request's own entry);
+    // what the journal answers is never more than the limit.
+    if (session.requests.length > REQUEST_JOURNAL_LIMIT + REQUEST_JOURNAL_LIMIT / 10) session.requests.splice(0, session.requests.length - REQUEST_JOURNAL_LIMIT);
   }
 
   requests(name: string, limit: number): RequestEntry[] {
-    return this.get(name).requests.slice(-limit);
+    return this.get(name).requests.slice(-Math.min(limit, REQUEST_JOURNAL_LIMIT));
   }
 }

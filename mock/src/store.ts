@@ -43,8 +43,8 @@ export type Journal = { events: WriteEvent[]; seq: number };
 
 export class Store {
   readonly state: State;
-  /** The writes since this store was created from the seed, oldest first, at most EVENT_JOURNAL_LIMIT. */
-  readonly events: WriteEvent[];
+  /** The event journal, trimmed to EVENT_JOURNAL_LIMIT in batches of a tenth (see `events`). */
+  readonly #events: WriteEvent[];
   #seq: number;
   readonly #now: () => Date;
   readonly #newId: () => string;
@@ -54,11 +54,17 @@ export class Store {
 
   constructor(state: State, options: StoreOptions, journal: Journal = { events: [], seq: 0 }) {
     this.state = state;
-    this.events = journal.events;
+    this.#events = journal.events;
     this.#seq = journal.seq;
     this.#now = options.now;
     this.#newId = options.newId ?? newUuid;
     this.#historyLimit = options.historyLimit ?? HISTORY_LIMIT;
+  }
+
+  /** The writes since this store was created from the seed, oldest first, at most EVENT_JOURNAL_LIMIT. */
+  get events(): ReadonlyArray<WriteEvent> {
+    const all = this.#events;
+    return all.length > EVENT_JOURNAL_LIMIT ? all.slice(-EVENT_JOURNAL_LIMIT) : all;
   }
 
   /** The number of writes so far (the last event's seq): a write that failed leaves it as it was. */
@@ -100,9 +106,11 @@ export class Store {
     const notifications: NotificationRow[] = recipients.map((uuid) => ({ id: this.#newId(), person_uuid: uuid, activity_id: activity.id, action: activity.action, ...about, read: false, inserted_at: discussion.at }));
     s.notifications.push(...notifications);
     const event: WriteEvent = { seq: ++this.#seq, at: discussion.at, activity, subscriptions: discussion.subscriptions, recipients: recipients.slice(), send_to_everyone: discussion.sendToEveryone };
-    this.events.push(event);
-    if (this.events.length > EVENT_JOURNAL_LIMIT) this.events.splice(0, this.events.length - EVENT_JOURNAL_LIMIT);
-    // Trimmed in batches of a tenth of the limit, so a busy store does not move its arrays on every write.
+    // The journal and the history tables are trimmed in batches of a tenth of their limit: moving a full array on
+    // every write would cost more than the write.
+    const events = this.#events;
+    events.push(event);
+    if (events.length > EVENT_JOURNAL_LIMIT + EVENT_JOURNAL_LIMIT / 10) events.splice(0, events.length - EVENT_JOURNAL_LIMIT);
     const slack = Math.ceil(this.#historyLimit / 10);
     for (const name of HISTORY_TABLES) {
       const table = s[name];
