@@ -69,7 +69,9 @@ async function serve(core: MockCore, req: Request, res: Response, receivedAt: nu
   if (bodyError) request.bodyError = bodyError;
   if (receivedAt !== undefined) request.receivedAt = receivedAt;
   const framed = await core.answer(request);
-  res.statusCode = framed.status;
-  for (const [name, value] of framed.headers) res.appendHeader(name, value);
+  // One writeHead with the headers as a flat list: Node writes them as given, without keeping a header map first.
+  const flat: string[] = [];
+  for (const [name, value] of framed.headers) flat.push(name, value);
+  res.writeHead(framed.status, flat);
   res.end(framed.body);
 }
