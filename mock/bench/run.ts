@@ -56,8 +56,8 @@ const USAGE = `Usage: node mock/bench/run.ts [options]   (npm run bench -- [opti
   --sessions N      X-Mock-Session names the session scenario rotates through (default 50)
   --prism-probe S   seconds to wait for Prism on generated/openapi.json itself before using generated/openapi.acyclic.json
                     (default 5; 0 skips the probe)
-  --stage-requests N  in-process requests per operation and self-check mode for the stage table, after a third as
-                    many to warm up (default 3000; 0 skips the stage table)
+  --stage-requests N  in-process requests per operation and self-check mode for the stage table, after enough to
+                    fill the session's history to its limit (default 3000; 0 skips the stage table)
   --session-writes N  writes per session in the memory phase: ${MEMORY_SESSIONS} sessions, a fresh mock (default 1000; a multiple
                     of ${MEMORY_CONNECTIONS * 2}; 0 skips the phase)
   --in-process-starts N  createMockApp() / createMockHandlers() calls, each with its first 200, per fresh process
@@ -454,8 +454,7 @@ async function runWorker(server: Running, requests: RequestSpec[], expectStatus:
 
 /** The stage table, measured in a child process started with npm start's node flags. */
 async function runStages(settings: Settings): Promise<StageReport> {
-  const warmup = Math.max(1, Math.round(settings.stageRequests / 3));
-  const proc = launch('stage table', [...startFlags(), STAGES_CHILD, '--requests', String(settings.stageRequests), '--warmup', String(warmup)], { keepStdout: 'all' });
+  const proc = launch('stage table', [...startFlags(), STAGES_CHILD, '--requests', String(settings.stageRequests)], { keepStdout: 'all' });
   const parsed = await resultOf(proc, 600_000);
   if (!isObject(parsed) || !Array.isArray(parsed['results'])) throw new Error(`${STAGES_CHILD} printed no stage report`);
   // Written by stages.ts from this checkout: the StageReport shape.
@@ -546,7 +545,7 @@ async function main(): Promise<number> {
   const estimate =
     settings.prismProbe +
     (full ? settings.coldStarts * 4 + (settings.sessionWrites * MEMORY_SESSIONS) / 3000 + (settings.inProcessStarts > 0 ? 5 : 0) : 0) +
-    (settings.stageRequests > 0 ? (settings.stageRequests * 4 * 3 * 2) / 3500 + 2 : 0) +
+    (settings.stageRequests > 0 ? ((settings.stageRequests + 3000) * 3 * 2) / 3500 + 2 : 0) +
     runs * (settings.rounds * (settings.duration + 0.4) + settings.warmup) +
     10;
   say(`bench${full ? '' : ' --stages'}: ${servers.length} servers, ${runs} server × scenario cells × ${settings.rounds} rounds, ${settings.duration} s each after ${settings.warmup} s warm-up, ${settings.connections} connections (about ${Math.ceil(estimate / 60)} min)`);

@@ -6,13 +6,16 @@
 //   node <npm start's node flags> mock/bench/stages.ts [--requests N] [--warmup N] [--rounds N] [--modes always,sample,off]
 //
 // run.ts starts it with exactly the node flags of `npm start` (launch.ts), so the young generation, and with it the
-// GC share, is the one the served mock has. Per mode and operation: --warmup requests first, then --requests
-// measured, in --rounds windows interleaved over the modes and operations. Exit 0, or 1 when any answer was wrong.
+// GC share, is the one the served mock has. Per mode and operation: --warmup requests first (by default enough writes
+// to fill the session's history tables to their limit, as the served mock's are after a few seconds of load), then
+// --requests measured, in --rounds windows interleaved over the modes and operations. Exit 0, or 1 when any answer
+// was wrong.
 import { PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createMockCore, type MockCore, type MockRequest, type SelfCheckMode } from '../src/core.ts';
 import { SELF_CHECK_MODES } from '../src/reply.ts';
 import { setStageProbe } from '../src/stages.ts';
+import { HISTORY_LIMIT } from '../src/store.ts';
 import { bodyMatcher, type RequestSpec } from './job.ts';
 import { mockCheck, OPERATIONS, parseFixtures, scenarios, type OperationName } from './scenarios.ts';
 import { addSums, emptySums, perRequest, StageRecorder, type StageReport, type StageSums } from './stagetable.ts';
@@ -97,7 +100,8 @@ function positive(name: string, raw: string | undefined, fallback: number): numb
 
 const { values } = parseArgs({ options: { requests: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, modes: { type: 'string' } }, strict: true });
 const requests = positive('requests', values.requests, 3000);
-const warmup = positive('warmup', values.warmup, 1000);
+// The history tables are trimmed at HISTORY_LIMIT plus a tenth: past that, the session is in its steady state.
+const warmup = positive('warmup', values.warmup, Math.ceil((HISTORY_LIMIT * 1.1) / OPERATIONS.length) + 100);
 const rounds = Math.min(requests, positive('rounds', values.rounds, 3));
 const isMode = (value: string): value is SelfCheckMode => SELF_CHECK_MODES.some((m) => m === value);
 const modes = (values.modes ?? SELF_CHECK_MODES.join(',')).split(',').map((m) => m.trim());
