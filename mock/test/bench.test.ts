@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockCore } from '../src/core.ts';
 import { STAGES } from '../src/stages.ts';
-import { bodyMatcher } from '../bench/job.ts';
+import { bodyMatcher, type RequestSpec } from '../bench/job.ts';
 import { startFlags } from '../bench/proc.ts';
 import { closeRequest, mockCheck, OPERATIONS, parseFixtures, resumeRequest, scenarios, sessionWrites, type Fixtures } from '../bench/scenarios.ts';
 import { addSums, emptySums, formatStageTable, httpOverhead, perRequest, StageRecorder, type StageReport } from '../bench/stagetable.ts';
@@ -56,7 +56,7 @@ describe('the requests and body checks every bench figure is about', () => {
   it("accepts the mock's real 200s and refuses a wrong record; one-of accepts either operation's answer and nothing else", async () => {
     const core = createMockCore();
     const { fixtures } = await seedFixtures();
-    const answer = async (spec: ReturnType<typeof resumeRequest>): Promise<string> =>
+    const answer = async (spec: RequestSpec): Promise<string> =>
       (await core.answer({ method: spec.method, target: spec.path, header: (name) => spec.headers[name], body: new TextEncoder().encode(spec.body) })).body;
     const resumed = await answer(resumeRequest(fixtures));
     const closed = await answer(closeRequest(fixtures));
@@ -74,7 +74,7 @@ describe('the baselines (bare.ts): the same bytes as our mock, and the floor par
   type Running = { url: string; stop: () => Promise<void> };
   const servers = new Map<string, Running>();
   let answers: Array<{ path: string; auth: boolean; session: boolean; status: number; headers: Record<string, string>; body: string }> = [];
-  let resume: ReturnType<typeof resumeRequest>;
+  let resume: RequestSpec;
 
   async function startBare(kind: string): Promise<Running> {
     const child = spawn(process.execPath, ['mock/bench/bare.ts', kind, '--port', '0'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -97,8 +97,8 @@ describe('the baselines (bare.ts): the same bytes as our mock, and the floor par
     const core = createMockCore();
     resume = resumeRequest(fixtures);
     const close = closeRequest(fixtures);
-    const anonymous = { ...resume, headers: { 'content-type': 'application/json' } };
-    for (const [spec, auth] of [[resume, true], [close, true], [anonymous, false]] as const) {
+    const anonymous: RequestSpec = { ...resume, headers: { 'content-type': 'application/json' } };
+    for (const [spec, auth] of [[resume, true], [close, true], [anonymous, false]] satisfies Array<[RequestSpec, boolean]>) {
       const framed = await core.answer({ method: spec.method, target: spec.path, header: (name) => spec.headers[name], body: new TextEncoder().encode(spec.body) });
       const headers = Object.fromEntries(framed.headers.filter(([name]) => ['content-type', 'cache-control', 'x-request-id'].includes(name.toLowerCase())).map(([n, v]) => [n.toLowerCase(), v]));
       answers.push({ path: spec.path, auth, session: false, status: framed.status, headers, body: framed.body });
