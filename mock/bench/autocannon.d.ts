@@ -6,6 +6,8 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
+    /** Requests in all, split evenly over the connections (each stops after its share); instead of `duration`. */
+    amount?: number;
     pipelining?: number;
     timeout?: number;
     requests?: RequestSpec[];

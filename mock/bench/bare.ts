@@ -1,16 +1,28 @@
 // The baselines: a bare Express 5 app and a bare node:http server that answer each bench scenario with a body
 // computed before they listen (our mock's real answer, fetched once by run.ts), so the bench can tell what the
-// mock's own work costs on top of the framework and of Node's HTTP stack.
+// mock's own work costs on top of the framework and of Node's HTTP stack; and the fair floor for any mock, an
+// Express 5 app that parses the request body (express.json()) and stringifies the same answer object per request
+// (res.json), so what it does per request is what any mock must do at least.
 //
-//   node mock/bench/bare.ts express|http --port 0 < answers.json    prints `port: N` once listening
+//   node mock/bench/bare.ts express|http|express-floor --port 0 < answers.json    prints `port: N` once listening
 //
 // answers.json: [{ "path", "auth", "session", "status", "headers": {…}, "body" }]; a POST is matched by its path and by
-// whether it carries an Authorization and an X-Mock-Session header. Anything else is 404.
+// whether it carries an Authorization and an X-Mock-Session header. Anything else is 404. The floor parses each JSON
+// answer once at start and sends `res.json(value)` per request (an answer that is not JSON, the 401's text, as it
+// is); it answers 400 to a request whose body is not a JSON object.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 
-type Answer = { path: string; auth: boolean; session: boolean; status: number; headers: Record<string, string>; body: Buffer };
+type Answer = { path: string; auth: boolean; session: boolean; status: number; headers: Record<string, string>; body: Buffer; json: { value: unknown } | undefined };
+
+const KINDS = ['express', 'http', 'express-floor'] as const;
+type BareKind = (typeof KINDS)[number];
+
+function jsonOf(body: string, contentType: string | undefined): { value: unknown } | undefined {
+  if (!contentType?.toLowerCase().startsWith('application/json')) return undefined;
+  return { value: JSON.parse(body) };
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -25,7 +37,7 @@ function parseAnswers(text: string): Answer[] {
     }
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(item['headers'])) if (typeof value === 'string') headers[name] = value;
-    return { path: item['path'], auth: item['auth'], session: item['session'], status: item['status'], headers, body: Buffer.from(item['body'], 'utf8') };
+    return { path: item['path'], auth: item['auth'], session: item['session'], status: item['status'], headers, body: Buffer.from(item['body'], 'utf8'), json: jsonOf(item['body'], headers['content-type']) };
   });
 }
 
@@ -37,8 +49,9 @@ async function readStdin(): Promise<string> {
 
 const { values, positionals } = parseArgs({ options: { port: { type: 'string', default: '0' } }, allowPositionals: true });
 const kind = positionals[0];
-if (kind !== 'express' && kind !== 'http') {
-  process.stderr.write('usage: node mock/bench/bare.ts express|http [--port N] < answers.json\n');
+const isKind = (value: string | undefined): value is BareKind => KINDS.some((k) => k === value);
+if (!isKind(kind)) {
+  process.stderr.write(`usage: node mock/bench/bare.ts ${KINDS.join('|')} [--port N] < answers.json\n`);
   process.exit(2);
 }
 const answers = parseAnswers(await readStdin());
@@ -59,19 +72,41 @@ function send(res: ServerResponse, answer: Answer | undefined): void {
   res.end(answer.body);
 }
 
-async function expressApp(): Promise<import('express').Express> {
-  // Imported only for this baseline, so the node:http one carries no Express code in its RSS.
+/** The floor: the request body parsed, the answer's object stringified, as any JSON server must do per request. */
+function sendStringified(res: import('express').Response, answer: Answer | undefined, requestBody: unknown): void {
+  if (!answer) {
+    res.status(404).end();
+    return;
+  }
+  if (typeof requestBody !== 'object' || requestBody === null || Array.isArray(requestBody)) {
+    res.status(400).end();
+    return;
+  }
+  if (!answer.json) {
+    send(res, answer);
+    return;
+  }
+  res.status(answer.status);
+  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+  res.json(answer.json.value);
+}
+
+async function expressApp(floor: boolean): Promise<import('express').Express> {
+  // Imported only for these baselines, so the node:http one carries no Express code in its RSS.
   const { default: express } = await import('express');
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
-  app.post('/{*rest}', (req, res) => send(res, find(req.path, req.headers)));
+  if (floor) {
+    app.use(express.json());
+    app.post('/{*rest}', (req, res) => sendStringified(res, find(req.path, req.headers), req.body));
+  } else app.post('/{*rest}', (req, res) => send(res, find(req.path, req.headers)));
   return app;
 }
 
 const server =
-  kind === 'express'
-    ? createServer(await expressApp())
+  kind !== 'http'
+    ? createServer(await expressApp(kind === 'express-floor'))
     : createServer((req: IncomingMessage, res: ServerResponse) => {
         const path = req.url?.split('?')[0];
         send(res, req.method === 'POST' ? find(path, req.headers) : undefined);

@@ -10,7 +10,9 @@ export type BodyCheck =
   /** JSON whose values at these paths are these (our mock: the state a write must produce; ids and dates vary). */
   | { kind: 'json-fields'; fields: Array<{ path: string[]; equals: string | number | boolean | null }> }
   /** JSON equal to this value (Prism: the spec's first example for the status). */
-  | { kind: 'json-equal'; value: unknown };
+  | { kind: 'json-equal'; value: unknown }
+  /** A body any one of these accepts (a load that mixes operations). */
+  | { kind: 'one-of'; checks: BodyCheck[] };
 
 export type Job = {
   url: string;
@@ -24,6 +26,8 @@ export type Job = {
   connections: number;
   warmupSeconds: number;
   durationSeconds: number;
+  /** When set, the measured window is this many requests in all (split evenly over the connections), not a duration. */
+  amount?: number;
   requests: RequestSpec[];
   expectStatus: number;
   check: BodyCheck;
@@ -85,6 +89,10 @@ export function bodyMatcher(check: BodyCheck): (body: string) => boolean {
         accepted = body;
         return true;
       };
+    }
+    case 'one-of': {
+      const matchers = check.checks.map(bodyMatcher);
+      return (body) => matchers.some((matches) => matches(body));
     }
   }
 }

@@ -1,8 +1,18 @@
 // What the kernel says about a process (Linux /proc): CPU time, resident memory, and which process in a wrapper
-// chain (npm → sh → node) is the real server. Also the machine's load and CPU count.
+// chain (npm → sh → node) is the real server. Also the machine's load and CPU count, and the node flags `npm start`
+// runs the mock with, for the bench's own child processes.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { startArgs } from '../src/launch.ts';
+
+export const MOCK_MAIN = 'mock/src/main.ts';
+
+/** The node flags of `npm start` (its start script's words before mock/src/main.ts), for a process that measures the mock in itself. */
+export function startFlags(): string[] {
+  const args = startArgs();
+  return args.slice(0, args.indexOf(MOCK_MAIN));
+}
 
 let clockTicks: number | undefined;
 

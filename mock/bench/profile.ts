@@ -1,12 +1,12 @@
-// Where our mock's time goes per request: runs the mock under V8's CPU profiler (`node --cpu-prof`), loads it with
-// the bench worker, stops it with SIGINT (which writes the profile), and prints the top self-time functions and
+// Where our mock's time goes per request: runs the mock as `npm start` does (its node flags, from launch.ts) under
+// V8's CPU profiler (`--cpu-prof`), loads it with the bench worker, stops it with SIGINT (which writes the profile), and prints the top self-time functions and
 // the self time per module group (our code, Express, openapi-backend, Ajv, JSON, Node, GC), over the load window.
 // V8 samples wall time while the thread runs: a write to a loopback socket that wakes the load generator is where
 // the mock gets preempted on a busy machine, so `socket write` can hold time that is waiting, not work; compare
 // with the worker's server CPU µs/req (from /proc), printed first.
 //
-//   node mock/bench/profile.ts [--scenario resumeProject|closeGoal|unauthorized] [--duration S] [--connections N]
-//                              [--dir DIR] [--top N]
+//   node mock/bench/profile.ts [--scenario resumeProject|closeGoal|unauthorized|sessions] [--duration S]
+//                              [--connections N] [--self-check always|sample|off] [--dir DIR] [--top N]
 //   node mock/bench/profile.ts --summarise FILE.cpuprofile [--top N]
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
@@ -15,8 +15,10 @@ import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Job, RequestSpec, WorkerResult } from './job.ts';
-import { clkTck } from './proc.ts';
+import type { Job, WorkerResult } from './job.ts';
+import { clkTck, MOCK_MAIN, startFlags } from './proc.ts';
+import { mockCheck, parseFixtures, scenarios } from './scenarios.ts';
+import { SELF_CHECK_MODES } from '../src/reply.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -171,10 +173,12 @@ function print(summary: Summary, requests?: number): void {
 
 // ── the run ────────────────────────────────────────────────────────────────────────────────────────────────────────
 
-async function profileMock(scenario: string, duration: number, connections: number, dir: string): Promise<{ file: string; result: WorkerResult; window: { from: number; to: number } }> {
+async function profileMock(scenario: string, duration: number, connections: number, dir: string, selfCheck: string | undefined): Promise<{ file: string; result: WorkerResult; window: { from: number; to: number } }> {
   mkdirSync(dir, { recursive: true });
   const before = new Set(readdirSync(dir));
-  const mock = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, 'mock/src/main.ts', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  // Exactly `npm start -- --port 0 [--self-check MODE]`, plus the profiler's flags.
+  const args = [...startFlags(), '--cpu-prof', `--cpu-prof-dir=${dir}`, MOCK_MAIN, '--port', '0', ...(selfCheck === undefined ? [] : ['--self-check', selfCheck])];
+  const mock = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   const stopMock = (): void => void mock.kill('SIGKILL');
   process.once('exit', stopMock);
   let banner = '';
@@ -189,21 +193,9 @@ async function profileMock(scenario: string, duration: number, connections: numb
     await sleep(10);
   }
   const base = `http://127.0.0.1:${port}`;
-  const fixtures: unknown = await (await fetch(`${base}/__mock/fixtures`)).json();
-  const pick = (group: string, key: string): string => {
-    const value = isRecord(fixtures) && isRecord(fixtures[group]) ? fixtures[group][key] : undefined;
-    if (typeof value !== 'string') throw new Error(`GET /__mock/fixtures has no ${group}.${key}`);
-    return value;
-  };
-  const doc = JSON.stringify({ type: 'doc', content: [] });
-  const auth = { 'content-type': 'application/json', authorization: `Bearer ${pick('tokens', 'full_access')}` };
-  const requests: Record<string, { request: RequestSpec; status: number }> = {
-    resumeProject: { request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: auth, body: JSON.stringify({ project_id: pick('projects', 'paused'), message: doc }) }, status: 200 },
-    closeGoal: { request: { method: 'POST', path: '/api/external/v1/goals/close', headers: auth, body: JSON.stringify({ goal_id: pick('goals', 'open'), success: 'yes', success_status: 'achieved', retrospective: doc }) }, status: 200 },
-    unauthorized: { request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ project_id: pick('projects', 'paused'), message: doc }) }, status: 401 },
-  };
-  const chosen = requests[scenario];
-  if (!chosen) throw new Error(`--scenario must be one of ${Object.keys(requests).join(', ')}`);
+  const fixtures = parseFixtures(await (await fetch(`${base}/__mock/fixtures`)).json());
+  const chosen = scenarios(fixtures, 50).find((s) => s.name === scenario);
+  if (!chosen) throw new Error(`--scenario must be resumeProject, closeGoal, unauthorized or sessions, got "${scenario}"`);
   const job: Job = {
     url: base,
     serverPid: mock.pid ?? 0,
@@ -211,9 +203,9 @@ async function profileMock(scenario: string, duration: number, connections: numb
     connections,
     warmupSeconds: 0,
     durationSeconds: duration,
-    requests: [chosen.request],
-    expectStatus: chosen.status,
-    check: chosen.status === 401 ? { kind: 'exact', body: 'Unauthorized' } : { kind: 'json-fields', fields: [] },
+    requests: chosen.requests,
+    expectStatus: chosen.expectStatus,
+    check: mockCheck(chosen, fixtures),
   };
   const from = Number(process.hrtime.bigint() / 1000n);
   const worker = spawn(process.execPath, ['mock/bench/worker.ts'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
@@ -244,16 +236,22 @@ const { values } = parseArgs({
     dir: { type: 'string' },
     top: { type: 'string', default: '15' },
     summarise: { type: 'string' },
+    'self-check': { type: 'string' },
   },
 });
+const selfCheck = values['self-check'];
+if (selfCheck !== undefined && !SELF_CHECK_MODES.some((m) => m === selfCheck)) {
+  process.stderr.write(`error: --self-check must be ${SELF_CHECK_MODES.join(', ')}, got "${selfCheck}"\n`);
+  process.exit(2);
+}
 const top = Number(values.top);
 if (values.summarise) {
   print(summarise(readProfile(values.summarise), top));
 } else {
   const dir = values.dir ?? mkdtempSync(join(tmpdir(), 'mock-prof-'));
-  const { file, result, window } = await profileMock(values.scenario, Number(values.duration), Number(values.connections), dir);
+  const { file, result, window } = await profileMock(values.scenario, Number(values.duration), Number(values.connections), dir, selfCheck);
   process.stdout.write(
-    `${values.scenario}: ${result.responses} responses in ${result.duration_s} s (${result.rps} req/s), ${result.mismatches + result.unexpected_status} wrong, server CPU ${result.server_cpu_us_per_request} µs/req\nprofile: ${file}\n\n`,
+    `${values.scenario}${selfCheck === undefined ? '' : ` (--self-check ${selfCheck})`}: ${result.responses} responses in ${result.duration_s} s (${result.rps} req/s), ${result.mismatches + result.unexpected_status} wrong, server CPU ${result.server_cpu_us_per_request} µs/req\nprofile: ${file}\n\n`,
   );
   // Only the load window: the start-up (document loading, validator compilation) is not per-request cost.
   print(summarise(readProfile(file), top, window), result.responses);

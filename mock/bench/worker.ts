@@ -17,7 +17,7 @@ async function readJob(): Promise<Job> {
 type Window = { results: Result[]; latencies: Float64Array; count: number; mismatches: number; sample: string | null };
 
 /** One autocannon run per replica (one for a single server), the connections split evenly, all at once. */
-async function load(job: Job, seconds: number): Promise<Window> {
+async function load(job: Job, seconds: number, amount?: number): Promise<Window> {
   const matches = bodyMatcher(job.check);
   let mismatches = 0;
   let sample: string | null = null;
@@ -25,10 +25,11 @@ async function load(job: Job, seconds: number): Promise<Window> {
   let count = 0;
   const urls = [job.url, ...(job.alsoUrls ?? [])];
   const instances = urls.map((url, i) => {
+    const connections = Math.floor(job.connections / urls.length) + (i < job.connections % urls.length ? 1 : 0);
     const instance = autocannon({
       url,
-      connections: Math.floor(job.connections / urls.length) + (i < job.connections % urls.length ? 1 : 0),
-      duration: seconds,
+      connections,
+      ...(amount === undefined ? { duration: seconds } : { amount: Math.floor(amount / urls.length) + (i < amount % urls.length ? 1 : 0) }),
       timeout: 10,
       requests: job.requests,
       verifyBody: (body) => {
@@ -83,7 +84,7 @@ const warm = job.warmupSeconds > 0 ? await load(job, job.warmupSeconds) : undefi
 const ticksBefore = summed(job, cpuTicks);
 const clientBefore = process.cpuUsage();
 const started = performance.now();
-const measured = await load(job, job.durationSeconds);
+const measured = await load(job, job.durationSeconds, job.amount);
 const elapsed = (performance.now() - started) / 1000;
 const clientUsage = process.cpuUsage(clientBefore);
 const ticksAfter = summed(job, cpuTicks);
