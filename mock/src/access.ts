@@ -19,11 +19,12 @@ export function personRow(state: State, uuid: string): PersonRow | undefined {
 export function accessLevel(state: State, personUuid: string, access: Access, spaceUuid: string): number {
   const person = personRow(state, personUuid);
   if (!person) return ACCESS.none;
-  const space = state.spaces.find((s) => s.uuid === spaceUuid);
-  const levels = [access.company, access.people[personUuid] ?? ACCESS.none];
-  if (person.company_admin) levels.push(ACCESS.full);
-  if (space?.member_uuids.includes(personUuid)) levels.push(access.space);
-  return Math.max(...levels);
+  let level = Math.max(access.company, access.people[personUuid] ?? ACCESS.none);
+  if (person.company_admin) level = Math.max(level, ACCESS.full);
+  for (const space of state.spaces) {
+    if (space.uuid === spaceUuid && space.member_uuids.includes(personUuid)) level = Math.max(level, access.space);
+  }
+  return level;
 }
 
 type Guarded = { uuid: string; deleted_at: string | null; access: Access; space_uuid: string };

@@ -101,8 +101,14 @@ function decodeField(field: FieldModel, raw: unknown): FieldResult {
  * always gives the 400 (REFERENCE.md decision 2). Whether required fields are missing is the next step's question
  * (request validation, backend.ts), as RequiredFieldValidator runs after authentication in production.
  */
+const FIELDS_BY_NAME = new WeakMap<InputSpec, Map<string, FieldModel>>();
+
 export function decodeInputs(spec: InputSpec, params: Record<string, unknown>): Decoded {
-  const byName = new Map(spec.map((f) => [f.name, f]));
+  let byName = FIELDS_BY_NAME.get(spec);
+  if (!byName) {
+    byName = new Map(spec.map((f) => [f.name, f]));
+    FIELDS_BY_NAME.set(spec, byName);
+  }
   const inputs: Record<string, unknown> = {};
   for (const key of Object.keys(params).sort()) {
     const field = byName.get(key);

@@ -113,19 +113,23 @@ export type ParsedBody = { ok: true; params: Params } | { ok: false };
  * UTF-8 fails), URL-encoded forms; no Content-Type means the body is ignored; other types are left unparsed here.
  * Multipart bodies are not decoded by the mock (their fields are ignored).
  */
+// Decoders are stateless between whole-buffer decode() calls: one of each for every request.
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+const UTF8 = new TextDecoder('utf-8');
+
 export function parseBody(kind: BodyKind, body: Uint8Array): ParsedBody {
   if (kind === 'json') {
     if (body.length === 0) return { ok: true, params: {} };
     let value: unknown;
     try {
-      value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+      value = JSON.parse(STRICT_UTF8.decode(body));
     } catch {
       return { ok: false };
     }
     if (isObject(value)) return { ok: true, params: value };
     return { ok: true, params: { _json: value } };
   }
-  if (kind === 'form') return { ok: true, params: decodeQuery(new TextDecoder('utf-8').decode(body)) };
+  if (kind === 'form') return { ok: true, params: decodeQuery(UTF8.decode(body)) };
   return { ok: true, params: {} };
 }
 
