@@ -3,20 +3,60 @@
 import { accessLevel, personRow } from './access.ts';
 import { shortId, slugId } from './ids.ts';
 import { goalOutdated, goalStatus, permissionsFor, privacyOf, projectOutdated, projectState, projectStatus, type GoalFacts, type ProjectFacts } from './rules.ts';
-import type { Goal, GoalRow, Person, Project, ProjectRow, State } from './state.ts';
+import type { Access, Goal, GoalRow, Person, PersonRow, Project, ProjectRow, SpaceRow, State } from './state.ts';
 
 /** A goal lists unread notifications of these actions only; closing is not one (UnreadNotificationsLoader). */
 const GOAL_NOTIFICATION_ACTIONS = new Set(['goal_created', 'goal_editing', 'goal_archived']);
 
+// Views are only serialized, never changed, so the small objects that depend on one row or on a few values are built
+// once and shared by every answer while their row is unchanged: the same objects each time keep the serializer's
+// memory warm and the allocator idle. Each memo checks every field it read, so a row changed in place (a test that
+// edits the state) gets a new view.
+const PERSON_VIEWS = new WeakMap<PersonRow, { uuid: string; view: Person }>();
+const SPACE_VIEWS = new WeakMap<SpaceRow, { uuid: string; view: NonNullable<Project['space']> }>();
+const ACCESS_VIEWS = new WeakMap<Access, NonNullable<Project['access_levels']>>();
+const PROJECT_PERMISSIONS = new Map<string, { __typename: 'project_permissions' } & ReturnType<typeof permissionsFor>>();
+const GOAL_PERMISSIONS = new Map<string, { __typename: 'goal_permissions' } & ReturnType<typeof permissionsFor>>();
+
 export function personView(state: State, uuid: string | null): Person | null {
   const row = uuid ? personRow(state, uuid) : undefined;
   if (!row) return null;
-  return { __typename: 'person', id: slugId(row.full_name, row.uuid), full_name: row.full_name, title: row.title, avatar_url: row.avatar_url, email: row.email, type: row.type };
+  const known = PERSON_VIEWS.get(row);
+  const v = known?.view;
+  if (known?.uuid === row.uuid && v && v.full_name === row.full_name && v.title === row.title && v.avatar_url === row.avatar_url && v.email === row.email && v.type === row.type) return v;
+  const view: Person = { __typename: 'person', id: slugId(row.full_name, row.uuid), full_name: row.full_name, title: row.title, avatar_url: row.avatar_url, email: row.email, type: row.type };
+  PERSON_VIEWS.set(row, { uuid: row.uuid, view });
+  return view;
 }
 
 function spaceView(state: State, uuid: string): Project['space'] {
   const space = state.spaces.find((s) => s.uuid === uuid);
-  return space ? { __typename: 'space', id: slugId(space.name, space.uuid), name: space.name } : null;
+  if (!space) return null;
+  const known = SPACE_VIEWS.get(space);
+  if (known?.uuid === space.uuid && known.view.name === space.name) return known.view;
+  const view = { __typename: 'space' as const, id: slugId(space.name, space.uuid), name: space.name };
+  SPACE_VIEWS.set(space, { uuid: space.uuid, view });
+  return view;
+}
+
+function accessLevelsView(access: Access): NonNullable<Project['access_levels']> {
+  const known = ACCESS_VIEWS.get(access);
+  if (known && known.public === access.public && known.company === access.company && known.space === access.space) return known;
+  const view = { __typename: 'access_levels' as const, public: access.public, company: access.company, space: access.space };
+  ACCESS_VIEWS.set(access, view);
+  return view;
+}
+
+type Permissions = ReturnType<typeof permissionsFor>;
+
+function permissionsView<T extends string>(cache: Map<string, { __typename: T } & Permissions>, typename: T, level: number, companyReadOnly: boolean): { __typename: T } & Permissions {
+  const key = `${level} ${companyReadOnly}`;
+  let view = cache.get(key);
+  if (!view) {
+    view = { __typename: typename, ...permissionsFor(level, companyReadOnly) };
+    cache.set(key, view);
+  }
+  return view;
 }
 
 function url(state: State, kind: 'projects' | 'goals', id: string): string {
@@ -79,9 +119,9 @@ export function projectView(state: State, now: Date, p: ProjectRow, callerUuid: 
     updated_at: p.updated_at,
     champion: personView(state, p.champion_uuid),
     reviewer: personView(state, p.reviewer_uuid),
-    access_levels: { __typename: 'access_levels', public: p.access.public, company: p.access.company, space: p.access.space },
+    access_levels: accessLevelsView(p.access),
     privacy: privacyOf(p.access),
-    permissions: { __typename: 'project_permissions', ...permissionsFor(accessLevel(state, callerUuid, p.access, p.space_uuid), state.company.billing_read_only) },
+    permissions: permissionsView(PROJECT_PERMISSIONS, 'project_permissions', accessLevel(state, callerUuid, p.access, p.space_uuid), state.company.billing_read_only),
     notifications: unread(state, callerUuid, { project_uuid: p.uuid }),
     url: url(state, 'projects', id),
   };
@@ -128,9 +168,9 @@ export function goalView(state: State, now: Date, g: GoalRow, callerUuid: string
     reviewer: personView(state, g.reviewer_uuid),
     space: spaceView(state, g.space_uuid),
     targets: g.template.targets,
-    access_levels: { __typename: 'access_levels', public: g.access.public, company: g.access.company, space: g.access.space },
+    access_levels: accessLevelsView(g.access),
     privacy: privacyOf(g.access),
-    permissions: { __typename: 'goal_permissions', ...permissionsFor(accessLevel(state, callerUuid, g.access, g.space_uuid), state.company.billing_read_only) },
+    permissions: permissionsView(GOAL_PERMISSIONS, 'goal_permissions', accessLevel(state, callerUuid, g.access, g.space_uuid), state.company.billing_read_only),
     notifications: unread(state, callerUuid, { goal_uuid: g.uuid }),
     retrospective:
       g.closed_at && closing && thread && author

@@ -286,3 +286,37 @@ describe('the default seed', () => {
     for (const row of state.goals) expect(schemaViolations('Goal', row.template), row.name).toBe('');
   });
 });
+
+describe('views share their small parts between answers, never stale ones (views.ts)', () => {
+  it('a person, space or access binding changed in place shows in the next answer', async () => {
+    const { createMockCore } = await import('../src/core.ts');
+    const { MemorySessions } = await import('../src/sessions.ts');
+    const core = createMockCore();
+    const { fixtures } = core.seed;
+    const headers: Record<string, string> = { authorization: `Bearer ${fixtures.tokens['full_access'] ?? ''}`, 'content-type': 'application/json' };
+    const body = new TextEncoder().encode(JSON.stringify({ project_id: fixtures.projects['paused'], message: JSON.stringify({ type: 'doc', content: [] }) }));
+    const resume = async (): Promise<Record<string, Record<string, unknown>>> => {
+      const framed = await core.answer({ method: 'POST', target: '/api/external/v1/projects/resume', header: (name) => headers[name], body });
+      expect(framed.status).toBe(200);
+      return JSON.parse(framed.body) as Record<string, Record<string, unknown>>;
+    };
+    const before = (await resume())['project'] ?? {};
+    if (!(core.sessions instanceof MemorySessions)) throw new Error('in-memory sessions expected');
+    const state = core.sessions.get().store.state;
+    const project = state.projects.find((p) => p.uuid === fixtures.projects['paused']);
+    const champion = state.people.find((p) => p.uuid === project?.champion_uuid);
+    const space = state.spaces.find((s) => s.uuid === project?.space_uuid);
+    if (!project || !champion || !space) throw new Error('the paused project has no champion or space');
+    champion.full_name = 'Renamed Champion';
+    champion.title = 'Head of Renaming';
+    space.name = 'Renamed Space';
+    project.access.company = project.access.company === 70 ? 40 : 70;
+    const after = (await resume())['project'] ?? {};
+    expect(after['champion']).toMatchObject({ full_name: 'Renamed Champion', title: 'Head of Renaming' });
+    expect((after['champion'] as Record<string, string>)['id']).toMatch(/^renamed-champion-/);
+    expect(after['space']).toMatchObject({ name: 'Renamed Space' });
+    expect((after['space'] as Record<string, string>)['id']).toMatch(/^renamed-space-/);
+    expect((after['access_levels'] as Record<string, number>)['company']).toBe(project.access.company);
+    expect(after['access_levels']).not.toEqual(before['access_levels']);
+  });
+});
