@@ -12,8 +12,8 @@ export type Proc = { name: string; child: ChildProcess; pid: number; stdout: () 
 export const live = new Set<Proc>();
 
 /** Starts `node <args>` in its own process group (so a signal reaches its children too), stdout and stderr kept. */
-export function launch(name: string, args: string[], options: { stdin?: string; keepStdout?: 'all' | 'head' } = {}): Proc {
-  const child = spawn(process.execPath, args, { cwd: ROOT, detached: true, stdio: [options.stdin === undefined ? 'ignore' : 'pipe', options.keepStdout ? 'pipe' : 'ignore', 'pipe'] });
+export function launch(name: string, args: string[], options: { stdin?: string; keepStdout?: 'all' | 'head'; env?: Record<string, string> } = {}): Proc {
+  const child = spawn(process.execPath, args, { cwd: ROOT, detached: true, env: options.env ? { ...process.env, ...options.env } : process.env, stdio: [options.stdin === undefined ? 'ignore' : 'pipe', options.keepStdout ? 'pipe' : 'ignore', 'pipe'] });
   if (child.pid === undefined) throw new Error(`could not start ${name}`);
   let out = '';
   let err = '';

@@ -11,9 +11,9 @@
 // not met are reported, not failed); 1 when any did not, when our mock had a socket error or timeout, or when a
 // server or a measuring child could not be started; 2 on a bad option.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { cpus } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -238,7 +238,7 @@ function mockArgs(name: 'mock' | 'mock-sample'): string[] {
   return [...startArgs(), '--port', '0', ...(name === 'mock-sample' ? ['--self-check', 'sample'] : [])];
 }
 
-async function startServer(name: ServerName, ctx: Context, readyTimeoutMs = 60_000, probe: Probe = ctx.probe(name)): Promise<Running> {
+async function startServer(name: ServerName, ctx: Context, readyTimeoutMs = 60_000, probe: Probe = ctx.probe(name), env?: Record<string, string>): Promise<Running> {
   if (name === 'redis-1' || name === 'redis-2') return startShared(name, ctx, readyTimeoutMs, probe);
   const since = performance.now();
   let proc: Proc;
@@ -246,7 +246,7 @@ async function startServer(name: ServerName, ctx: Context, readyTimeoutMs = 60_0
   let marker: string;
   const printsPort = name === 'mock' || name === 'mock-sample' || name === 'express' || name === 'http' || name === 'express-floor';
   if (name === 'mock' || name === 'mock-sample') {
-    proc = launch(name, mockArgs(name), { keepStdout: 'head' });
+    proc = launch(name, mockArgs(name), env ? { keepStdout: 'head', env } : { keepStdout: 'head' });
     marker = MOCK_MAIN;
   } else if (name === 'express' || name === 'http' || name === 'express-floor') {
     proc = launch(name, [BARE, name, '--port', '0'], { stdin: JSON.stringify(ctx.answers), keepStdout: 'head' });
@@ -627,6 +627,7 @@ async function main(): Promise<number> {
 
   // Cold starts: spawn → first correct 200 of resumeProject, each on a fresh process.
   const coldStarts: Record<string, { median_ms: number; samples_ms: number[] }> = {};
+  let firstStartMs: number | undefined;
   if (full && settings.coldStarts > 0) {
     for (const name of COLD_STARTS.filter((s) => servers.includes(s))) {
       const samples: number[] = [];
@@ -642,6 +643,21 @@ async function main(): Promise<number> {
       }
       coldStarts[name] = { median_ms: Number(median(samples).toFixed(1)), samples_ms: samples };
       say(`cold start ${LABELS[name].padEnd(16)} median ${fixed(median(samples), 0).padStart(5)} ms  (${samples.map((s) => s.toFixed(0)).join(', ')})`);
+    }
+    // The starts above find Node's compile cache as earlier starts left it (entry.cjs enables it), as a developer's
+    // second start does; a brand-new checkout's very first start has an empty one.
+    if (servers.includes('mock')) {
+      const cache = mkdtempSync(join(tmpdir(), 'bench-compile-cache-'));
+      try {
+        const server = await startServer('mock', ctx, undefined, undefined, { NODE_COMPILE_CACHE: cache });
+        firstStartMs = Number(server.readyMs.toFixed(1));
+        await stop(server.proc);
+        say(`first start of ${LABELS['mock']}, empty compile cache: ${fixed(firstStartMs, 0)} ms`);
+      } catch (error) {
+        failures.push(`first start of our mock: ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        rmSync(cache, { recursive: true, force: true });
+      }
     }
   }
 
@@ -870,6 +886,7 @@ async function main(): Promise<number> {
     stage_table: stageReport ? { ...stageReport, http_baselines: baselines, http_overhead: overhead } : null,
     shared_store: shared,
     cold_starts: coldStarts,
+    first_start_empty_compile_cache_ms: firstStartMs ?? null,
     in_process_start: inProcess,
     rss_mb_after_all_load: finalRss,
     heap_after_gc_after_load: heapAfterLoad,
