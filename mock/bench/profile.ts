@@ -228,17 +228,40 @@ async function profileMock(scenario: string, duration: number, connections: numb
   return { file: join(dir, file), result: result as unknown as WorkerResult, window: { from, to } };
 }
 
-const { values } = parseArgs({
-  options: {
-    scenario: { type: 'string', default: 'resumeProject' },
-    duration: { type: 'string', default: '10' },
-    connections: { type: 'string', default: '50' },
-    dir: { type: 'string' },
-    top: { type: 'string', default: '15' },
-    summarise: { type: 'string' },
-    'self-check': { type: 'string' },
-  },
-});
+const USAGE = `Usage: node mock/bench/profile.ts [options]   where our mock's time goes under load (see mock/bench/README.md)
+
+  --scenario NAME     resumeProject (default), closeGoal, unauthorized or sessions
+  --duration S        seconds of load (10)
+  --connections N     autocannon connections (50)
+  --self-check MODE   always, sample or off, passed to the mock (default: the mock's own, always)
+  --dir DIR           where the .cpuprofile goes (a new temporary folder)
+  --top N             functions listed (15)
+  --summarise FILE    only summarise an existing .cpuprofile
+  --help              this text`;
+
+let parsed;
+try {
+  parsed = parseArgs({
+    options: {
+      help: { type: 'boolean' },
+      scenario: { type: 'string', default: 'resumeProject' },
+      duration: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '50' },
+      dir: { type: 'string' },
+      top: { type: 'string', default: '15' },
+      summarise: { type: 'string' },
+      'self-check': { type: 'string' },
+    },
+  });
+} catch (error) {
+  process.stderr.write(`error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)} (see --help)\n`);
+  process.exit(2);
+}
+const { values } = parsed;
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 const selfCheck = values['self-check'];
 if (selfCheck !== undefined && !SELF_CHECK_MODES.some((m) => m === selfCheck)) {
   process.stderr.write(`error: --self-check must be ${SELF_CHECK_MODES.join(', ')}, got "${selfCheck}"\n`);
