@@ -22,7 +22,7 @@ import type { Reply, ReplyOptions } from './reply.ts';
 import { tokenFromAuthorization } from './security.ts';
 import type { Sessions } from './sessions.ts';
 import { mark } from './stages.ts';
-import { bodyKind, decodeQuery, errorViewIsJson, mergeParams, negotiate, parseBody } from './transport.ts';
+import { acceptsJson, bodyKind, decodeQuery, errorViewIsJson, mergeParams, parseBody } from './transport.ts';
 
 /** A request as the core reads it, from any runtime: what the adapters hand over. */
 export type MockRequest = {
@@ -117,7 +117,7 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
   if (!under(prefix, segments)) return { reply: errors.ROUTER_CRASH(errorsAsJson), options: {} };
   const query = decodeQuery(url.search.slice(1));
   const format = query['_format'];
-  if (negotiate(accept, ['json']) === undefined || (format !== undefined && format !== 'json')) return { reply: errors.NOT_ACCEPTABLE, options: { entry: true } };
+  if (!acceptsJson(accept) || (format !== undefined && format !== 'json')) return { reply: errors.NOT_ACCEPTABLE, options: { entry: true } };
 
   // 3. TurboConnect's own Plug.Parsers has no :pass, so a body it cannot parse is 415.
   if (BODY_METHODS.has(method) && kind === 'unsupported') return { reply: errors.UNSUPPORTED_MEDIA_TYPE, options: {} };

@@ -49,15 +49,36 @@ export function negotiate(accept: string | undefined, accepted: ReadonlyArray<st
   return undefined;
 }
 
-/** Error views render JSON only when Accept picks json over html (render_errors.ex, formats [html, json]). */
-export function errorViewIsJson(accept: string | undefined): boolean {
-  return negotiate(accept, ['html', 'json']) === 'json';
+/**
+ * A pure function of one header value, remembered: clients send the same Accept and Content-Type on every request.
+ * Bounded in entries and in key length, so hostile headers cost their own parse and nothing more.
+ */
+function memoized<T>(fn: (value: string | undefined) => T): (value: string | undefined) => T {
+  const cache = new Map<string, T>();
+  let absent: { value: T } | undefined;
+  return (value) => {
+    if (value === undefined) return (absent ??= { value: fn(undefined) }).value;
+    if (value.length > 256) return fn(value);
+    if (cache.has(value)) return cache.get(value) as T;
+    const result = fn(value);
+    if (cache.size >= 256) cache.clear();
+    cache.set(value, result);
+    return result;
+  };
 }
+
+/** Error views render JSON only when Accept picks json over html (render_errors.ex, formats [html, json]). */
+export const errorViewIsJson = memoized((accept) => negotiate(accept, ['html', 'json']) === 'json');
+
+/** Whether `plug :accepts, ["json"]` lets the request through. */
+export const acceptsJson = memoized((accept) => negotiate(accept, ['json']) !== undefined);
 
 export type BodyKind = 'json' | 'form' | 'multipart' | 'none' | 'unsupported';
 
 /** How Plug.Parsers treats a Content-Type: JSON (`application/json`, `application/*+json`), forms, none, other. */
-export function bodyKind(contentType: string | undefined): BodyKind {
+export const bodyKind = memoized(bodyKindOf);
+
+function bodyKindOf(contentType: string | undefined): BodyKind {
   if (contentType === undefined) return 'none';
   const match = /^\s*([\w.+-]+)\/([\w.+-]+)\s*(;.*)?$/.exec(contentType);
   if (!match?.[1] || !match[2]) return 'unsupported';
@@ -77,6 +98,7 @@ export type Params = Record<string, unknown>;
  */
 export function decodeQuery(text: string): Params {
   const out: Params = {};
+  if (text === '') return out;
   const set = (target: Params, key: string, value: unknown): void => {
     Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   };
