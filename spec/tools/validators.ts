@@ -44,11 +44,48 @@ export function responseValidatorsSource(document: JsonObject): string {
       }
     }
   }
-  const code = standaloneCode(ajv, refs);
+  const code = booleanOnly(standaloneCode(ajv, refs));
   // A runtime helper (ucs2length, deep equal) would come in through require(), which a browser cannot load.
   if (/\brequire\(/.test(code)) throw new Error('the precompiled validators need an Ajv runtime helper through require(); import it in validators.ts');
   const table = Object.entries(pointers).map(([pointer, name]) => `  ${JSON.stringify(pointer)}: ${name},`);
   return `import { fastFormats } from "ajv-formats/dist/formats.js";\n${code}\nexport const validators = {\n${table.join('\n')}\n};\n`;
+}
+
+const SIGNATURE_PATTERN = /function validate(\d+)\(data, \{instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors=\{\}\}=\{\}\)\{/g;
+
+/**
+ * Ajv's standalone code hands every nested validator a context object (`{instancePath: instancePath + "/key",
+ * parentData, parentDataProperty, rootData, dynamicAnchors}`) and gives each call a fresh `dynamicAnchors = {}`: two
+ * objects and a string per property checked, used only to report where an error is. These validators answer valid or
+ * not (the mock explains a failure with the detailed validator), so every nested call passes the value alone and every
+ * validator reads its context from one shared constant: the same checks, without the allocations. Refused (thrown)
+ * when Ajv's output no longer has the shape this rewrite expects, so a new Ajv cannot silently change it.
+ */
+function booleanOnly(code: string): string {
+  const definitions = code.match(SIGNATURE_PATTERN)?.length ?? 0;
+  if (definitions === 0 || (code.match(/function validate\d+\(/g)?.length ?? 0) !== definitions) throw new Error('Ajv standalone output changed: not every validator has the signature validators.ts rewrites');
+  let out = '';
+  let at = 0;
+  const call = /(validate\d+|wrapper\d+\.validate)\(([^,(){}]+), \{instancePath[:,]/g;
+  for (let match = call.exec(code); match; match = call.exec(code)) {
+    // The context literal ends at the brace that closes the one opened here (it holds no string with a brace).
+    let depth = 0;
+    let end = match.index + match[0].length - '{instancePath:'.length;
+    for (; end < code.length; end++) {
+      const char = code[end];
+      if (char === '{') depth++;
+      else if (char === '}' && --depth === 0) break;
+    }
+    if (code[end + 1] !== ')') throw new Error(`Ajv standalone output changed: unexpected call at ${match.index}`);
+    out += `${code.slice(at, match.index)}${match[1]}(${match[2]})`;
+    at = end + 2;
+    call.lastIndex = at;
+  }
+  out += code.slice(at);
+  const left = /rootData,dynamicAnchors/.exec(out);
+  if (left) throw new Error(`Ajv standalone output changed: a validator call still passes its context: ${out.slice(left.index - 160, left.index + 30)}`);
+  const context = 'const instancePath = "", parentData = undefined, parentDataProperty = undefined, rootData = undefined, dynamicAnchors = {};';
+  return `${context}${out.replace(SIGNATURE_PATTERN, 'function validate$1(data){')}`;
 }
 
 /** The declaration of that module, so TypeScript imports it without allowJs. */
