@@ -43,15 +43,20 @@ export function isUuid(value: string): boolean {
 const SHORT_IDS = new Map<string, string>();
 const SHORT_ID_CACHE_LIMIT = 10_000;
 
+/** `compute(key)`, remembered in `cache`, which starts over once it holds SHORT_ID_CACHE_LIMIT entries. */
+function remembered<V>(cache: Map<string, V>, key: string, compute: (key: string) => V): V {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = compute(key);
+    if (cache.size >= SHORT_ID_CACHE_LIMIT) cache.clear();
+    cache.set(key, value);
+  }
+  return value;
+}
+
 /** The UUID's 128-bit value in base 62, most significant digit first, no padding (memoized: ids repeat). */
 export function shortId(uuid: string): string {
-  let cached = SHORT_IDS.get(uuid);
-  if (cached === undefined) {
-    cached = encodeShortId(uuid);
-    if (SHORT_IDS.size >= SHORT_ID_CACHE_LIMIT) SHORT_IDS.clear();
-    SHORT_IDS.set(uuid, cached);
-  }
-  return cached;
+  return remembered(SHORT_IDS, uuid, encodeShortId);
 }
 
 function encodeShortId(uuid: string): string {
@@ -121,14 +126,7 @@ export type DecodedId =
 export function decodeId(value: unknown): DecodedId {
   if (value === null || value === '') return { kind: 'null' };
   if (typeof value !== 'string') return { kind: 'crash' };
-  if (value.length > MEMO_KEY_LIMIT) return decodeIdText(value);
-  let decoded = DECODED_IDS.get(value);
-  if (decoded === undefined) {
-    decoded = decodeIdText(value);
-    if (DECODED_IDS.size >= SHORT_ID_CACHE_LIMIT) DECODED_IDS.clear();
-    DECODED_IDS.set(value, decoded);
-  }
-  return decoded;
+  return value.length > MEMO_KEY_LIMIT ? decodeIdText(value) : remembered(DECODED_IDS, value, decodeIdText);
 }
 
 /** Longer texts are decoded each time, never kept: a real id is at most a 25-character slug, a dash and 22 digits. */
