@@ -71,6 +71,7 @@ export const SAMPLE_EVERY = 100;
  * reply code (a fault every reply of a kind has is caught on its first), then one in SAMPLE_EVERY; `off` none.
  */
 export function selfCheck(mode: SelfCheckMode, check: ReplyChecker = createReplyChecker()): ReplyChecker {
+  if (!SELF_CHECK_MODES.includes(mode)) throw new TypeError(`selfCheck must be ${SELF_CHECK_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
   if (mode === 'off') return () => [];
   if (mode === 'always') return check;
   // Bounded: operations × documented statuses × the reply codes of errors.ts.

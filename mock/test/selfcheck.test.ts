@@ -51,6 +51,10 @@ describe('selfCheck(mode)', () => {
     expect(sampled.calls()).toBe(SAMPLE_FIRST + 3 + 4 * SAMPLE_FIRST);
   });
 
+  it('refuses a mode it does not know (a JavaScript caller, or a typo behind a cast), rather than guessing one', () => {
+    expect(() => createMockCore({ selfCheck: 'sometimes' as never })).toThrow(new TypeError('selfCheck must be always, sample, off, got "sometimes"'));
+  });
+
   it('sample: a reply that reached no operation is not checked (the mock has nothing to check it against)', () => {
     const sampled = counting();
     expect(selfCheck('sample', sampled.check)(OK(), undefined)).toEqual([]);
