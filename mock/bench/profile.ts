@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import type { Job, WorkerResult } from './job.ts';
 import { clkTck, MOCK_MAIN, startFlags } from './proc.ts';
 import { mockCheck, parseFixtures, scenarios } from './scenarios.ts';
-import { SELF_CHECK_MODES } from '../src/reply.ts';
+import { isSelfCheckMode, SELF_CHECK_MODES } from '../src/reply.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -263,7 +263,7 @@ if (values.help) {
   process.exit(0);
 }
 const selfCheck = values['self-check'];
-if (selfCheck !== undefined && !SELF_CHECK_MODES.some((m) => m === selfCheck)) {
+if (selfCheck !== undefined && !isSelfCheckMode(selfCheck)) {
   process.stderr.write(`error: --self-check must be ${SELF_CHECK_MODES.join(', ')}, got "${selfCheck}"\n`);
   process.exit(2);
 }

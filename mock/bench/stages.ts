@@ -13,7 +13,7 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createMockCore, type MockCore, type MockRequest, type SelfCheckMode } from '../src/core.ts';
-import { SELF_CHECK_MODES } from '../src/reply.ts';
+import { isSelfCheckMode, SELF_CHECK_MODES } from '../src/reply.ts';
 import { setStageProbe } from '../src/stages.ts';
 import { HISTORY_LIMIT } from '../src/store.ts';
 import { bodyMatcher, type RequestSpec } from './job.ts';
@@ -103,15 +103,14 @@ const requests = positive('requests', values.requests, 3000);
 // The history tables are trimmed at HISTORY_LIMIT plus a tenth: past that, the session is in its steady state.
 const warmup = positive('warmup', values.warmup, Math.ceil((HISTORY_LIMIT * 1.1) / OPERATIONS.length) + 100);
 const rounds = Math.min(requests, positive('rounds', values.rounds, 3));
-const isMode = (value: string): value is SelfCheckMode => SELF_CHECK_MODES.some((m) => m === value);
 const modes = (values.modes ?? SELF_CHECK_MODES.join(',')).split(',').map((m) => m.trim());
-if (!modes.every(isMode) || modes.length === 0) {
+if (!modes.every(isSelfCheckMode) || modes.length === 0) {
   process.stderr.write(`error: --modes must list ${SELF_CHECK_MODES.join(', ')}, got "${values.modes}"\n`);
   process.exit(2);
 }
 
 const cores: Array<{ mode: SelfCheckMode; core: MockCore; operations: Operation[] }> = [];
-for (const mode of modes.filter(isMode)) {
+for (const mode of modes.filter(isSelfCheckMode)) {
   const core = createMockCore({ selfCheck: mode });
   const failure = await core.ready;
   if (failure) throw failure;

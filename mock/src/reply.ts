@@ -61,6 +61,10 @@ export function createReplyChecker(validator: SchemaValidator = defaultValidator
 export const SELF_CHECK_MODES = ['always', 'sample', 'off'] as const;
 export type SelfCheckMode = (typeof SELF_CHECK_MODES)[number];
 
+export function isSelfCheckMode(value: unknown): value is SelfCheckMode {
+  return SELF_CHECK_MODES.some((mode) => mode === value);
+}
+
 /** `sample`: every answer of an operation, status and reply code is checked until this many were … */
 export const SAMPLE_FIRST = 20;
 /** … then one in this many. */
@@ -71,7 +75,7 @@ export const SAMPLE_EVERY = 100;
  * reply code (a fault every reply of a kind has is caught on its first), then one in SAMPLE_EVERY; `off` none.
  */
 export function selfCheck(mode: SelfCheckMode, check: ReplyChecker = createReplyChecker()): ReplyChecker {
-  if (!SELF_CHECK_MODES.includes(mode)) throw new TypeError(`selfCheck must be ${SELF_CHECK_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
+  if (!isSelfCheckMode(mode)) throw new TypeError(`selfCheck must be ${SELF_CHECK_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
   if (mode === 'off') return () => [];
   if (mode === 'always') return check;
   // Bounded: operations × documented statuses × the reply codes of errors.ts.

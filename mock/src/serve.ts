@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createMockApp, DEFAULT_BODY_LIMIT, fixturesOf, type MockOptions } from './app.ts';
 import { MAX_DELAY_MS } from './prefer.ts';
-import { SAMPLE_EVERY, SAMPLE_FIRST, SELF_CHECK_MODES, type SelfCheckMode } from './reply.ts';
+import { isSelfCheckMode, SAMPLE_EVERY, SAMPLE_FIRST, SELF_CHECK_MODES } from './reply.ts';
 import { DEFAULT_MAX_SESSIONS } from './sessions.ts';
 import { defaultSeed } from './seed.ts';
 import { parseSeed } from './seedFile.ts';
@@ -60,8 +60,6 @@ function parse(argv: string[]) {
     allowPositionals: false,
   });
 }
-const isMode = (value: string): value is SelfCheckMode => (SELF_CHECK_MODES as ReadonlyArray<string>).includes(value);
-
 /** Runs the mock until SIGINT/SIGTERM; a bad option is one line on stderr and exit 2. */
 export async function runMock(argv: string[]): Promise<void> {
   let args: ReturnType<typeof parse>;
@@ -110,7 +108,7 @@ export async function runMock(argv: string[]): Promise<void> {
   if (args.values['no-control']) options.control = false;
   const mode = args.values['self-check'];
   if (mode !== undefined) {
-    if (!isMode(mode)) bad.fail(`--self-check must be ${SELF_CHECK_MODES.join(', ')}, got "${mode}"`);
+    if (!isSelfCheckMode(mode)) bad.fail(`--self-check must be ${SELF_CHECK_MODES.join(', ')}, got "${mode}"`);
     options.selfCheck = mode;
   }
   if (args.values['max-sessions'] !== undefined) options.maxSessions = bad.integer(args.values['max-sessions'], '--max-sessions', 1, 100_000);
