@@ -1,6 +1,7 @@
 // Ids as the real service writes and reads them (transport-auth-errors.md, "IDs and JSON primitives";
 // domain-and-shapes.md 1.2): base-62 short ids of UUIDs, name slugs, and the input decoder.
 import { randomBytes } from './digest.ts';
+import { memoized } from './memo.ts';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const BASE = 62n;
@@ -40,24 +41,11 @@ export function isUuid(value: string): boolean {
   return UUID_PATTERN.test(value);
 }
 
-const SHORT_IDS = new Map<string, string>();
-const SHORT_ID_CACHE_LIMIT = 10_000;
-
-/** `compute(key)`, remembered in `cache`, which starts over once it holds SHORT_ID_CACHE_LIMIT entries. */
-function remembered<V>(cache: Map<string, V>, key: string, compute: (key: string) => V): V {
-  let value = cache.get(key);
-  if (value === undefined) {
-    value = compute(key);
-    if (cache.size >= SHORT_ID_CACHE_LIMIT) cache.clear();
-    cache.set(key, value);
-  }
-  return value;
-}
+/** Ids repeat (the same records, the same inputs): their encodings and decodings are remembered. */
+const ID_MEMO = { entries: 10_000, keyLength: 64 };
 
 /** The UUID's 128-bit value in base 62, most significant digit first, no padding (memoized: ids repeat). */
-export function shortId(uuid: string): string {
-  return remembered(SHORT_IDS, uuid, encodeShortId);
-}
+export const shortId: (uuid: string) => string = memoized(encodeShortId, ID_MEMO);
 
 function encodeShortId(uuid: string): string {
   let n = BigInt(`0x${uuid.replaceAll('-', '')}`);
@@ -100,7 +88,7 @@ export function slugId(name: string, uuid: string): string {
   const cached = SLUG_IDS.get(uuid);
   if (cached?.name === name) return cached.id;
   const id = [slug(name), shortId(uuid)].join('-');
-  if (SLUG_IDS.size >= SHORT_ID_CACHE_LIMIT) SLUG_IDS.clear();
+  if (SLUG_IDS.size >= ID_MEMO.entries) SLUG_IDS.clear();
   SLUG_IDS.set(uuid, { name, id });
   return id;
 }
@@ -118,6 +106,9 @@ export type DecodedId =
   /** the decoder raised: the framework answers 500 */
   | { kind: 'crash' };
 
+/** Decoded ids by their text (a real id is at most a 25-character slug, a dash and 22 digits); never changed. */
+const decodeIdMemo = memoized(decodeIdText, ID_MEMO);
+
 /**
  * Decodes an `:id` input like Types.Id.decode/1: null and "" are null; a canonical UUID is taken as is; otherwise
  * the text after the last dash must be a short id (at most 22 base-62 characters, else an error); an empty rest or a
@@ -126,14 +117,8 @@ export type DecodedId =
 export function decodeId(value: unknown): DecodedId {
   if (value === null || value === '') return { kind: 'null' };
   if (typeof value !== 'string') return { kind: 'crash' };
-  return value.length > MEMO_KEY_LIMIT ? decodeIdText(value) : remembered(DECODED_IDS, value, decodeIdText);
+  return decodeIdMemo(value);
 }
-
-/** Longer texts are decoded each time, never kept: a real id is at most a 25-character slug, a dash and 22 digits. */
-const MEMO_KEY_LIMIT = 64;
-
-/** Decoded ids by their text (memoized: a client sends the same ids again and again); the values are never changed. */
-const DECODED_IDS = new Map<string, DecodedId>();
 
 function decodeIdText(value: string): DecodedId {
   if (isUuid(value)) return { kind: 'uuid', uuid: value.toLowerCase() };

@@ -1,6 +1,7 @@
 // The parts of HTTP the real service handles before its API code: content negotiation (Phoenix accepts/2 and
 // render_errors), content types and body decoding (Plug.Parsers), form and query decoding (Plug.Conn.Query).
 import { isObject } from '../../spec/lib/openapi.ts';
+import { memoized } from './memo.ts';
 
 /** MIME extensions of the types that matter here (MIME.extensions/1). */
 const EXTENSIONS: Record<string, string[]> = { 'application/json': ['json'], 'text/html': ['html', 'htm'] };
@@ -49,34 +50,22 @@ export function negotiate(accept: string | undefined, accepted: ReadonlyArray<st
   return undefined;
 }
 
-/**
- * A pure function of one header value, remembered: clients send the same Accept and Content-Type on every request.
- * Bounded in entries and in key length, so hostile headers cost their own parse and nothing more.
- */
-function memoized<T>(fn: (value: string | undefined) => T): (value: string | undefined) => T {
-  const cache = new Map<string, T>();
-  let absent: { value: T } | undefined;
-  return (value) => {
-    if (value === undefined) return (absent ??= { value: fn(undefined) }).value;
-    if (value.length > 256) return fn(value);
-    if (cache.has(value)) return cache.get(value) as T;
-    const result = fn(value);
-    if (cache.size >= 256) cache.clear();
-    cache.set(value, result);
-    return result;
-  };
+/** A pure function of one header value (or of its absence), remembered per value: clients repeat their headers. */
+function perHeaderValue<T>(fn: (value: string | undefined) => T): (value: string | undefined) => T {
+  const remembered = memoized(fn, { entries: 256, keyLength: 256 });
+  return (value) => (value === undefined ? fn(undefined) : remembered(value));
 }
 
 /** Error views render JSON only when Accept picks json over html (render_errors.ex, formats [html, json]). */
-export const errorViewIsJson = memoized((accept) => negotiate(accept, ['html', 'json']) === 'json');
+export const errorViewIsJson = perHeaderValue((accept) => negotiate(accept, ['html', 'json']) === 'json');
 
 /** Whether `plug :accepts, ["json"]` lets the request through. */
-export const acceptsJson = memoized((accept) => negotiate(accept, ['json']) !== undefined);
+export const acceptsJson = perHeaderValue((accept) => negotiate(accept, ['json']) !== undefined);
 
 export type BodyKind = 'json' | 'form' | 'multipart' | 'none' | 'unsupported';
 
 /** How Plug.Parsers treats a Content-Type: JSON (`application/json`, `application/*+json`), forms, none, other. */
-export const bodyKind = memoized(bodyKindOf);
+export const bodyKind = perHeaderValue(bodyKindOf);
 
 function bodyKindOf(contentType: string | undefined): BodyKind {
   if (contentType === undefined) return 'none';

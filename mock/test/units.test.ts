@@ -320,3 +320,21 @@ describe('views share their small parts between answers, never stale ones (views
     expect(after['access_levels']).not.toEqual(before['access_levels']);
   });
 });
+
+describe('the bounded memo (memo.ts)', () => {
+  it('computes a key once, starts over when full, and never keeps a key longer than the limit', async () => {
+    const { memoized } = await import('../src/memo.ts');
+    const calls: string[] = [];
+    const upper = memoized((key: string) => {
+      calls.push(key);
+      return key.toUpperCase();
+    }, { entries: 2, keyLength: 3 });
+    expect([upper('ab'), upper('ab'), upper('cd'), upper('cd')]).toEqual(['AB', 'AB', 'CD', 'CD']);
+    expect(calls).toEqual(['ab', 'cd']);
+    upper('ef'); // full: the cache starts over with this key
+    upper('ab');
+    expect(calls).toEqual(['ab', 'cd', 'ef', 'ab']);
+    expect([upper('long'), upper('long')]).toEqual(['LONG', 'LONG']);
+    expect(calls.slice(-2)).toEqual(['long', 'long']);
+  });
+});
