@@ -12,18 +12,22 @@ export type Case = { name: string; faults: Injected[]; files?: string[]; env?: R
 const JSON_TYPE = 'application/json; charset=utf-8';
 const RESUME = /\/projects\/resume/;
 
+/** The text's JSON object; undefined when it is not JSON or not an object. */
+function jsonObjectOf(text: string): JsonObject | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Rewrites the JSON body of 200 replies. */
 function on200(change: (body: JsonObject, req: ProxiedRequest) => void): Fault {
   return {
     response: (req, reply) => {
-      if (reply.status !== 200) return reply;
-      let body: unknown;
-      try {
-        body = JSON.parse(reply.body);
-      } catch {
-        return reply;
-      }
-      if (!isObject(body)) return reply;
+      const body = reply.status === 200 ? jsonObjectOf(reply.body) : undefined;
+      if (!body) return reply;
       change(body, req);
       return { ...reply, body: JSON.stringify(body) };
     },
@@ -48,13 +52,8 @@ function swapToken(tokens: Tokens, from: string, to: string): Fault {
 function rewriteBody(change: (body: JsonObject) => void): Fault {
   return {
     request: (req) => {
-      let body: unknown;
-      try {
-        body = JSON.parse(req.body);
-      } catch {
-        return req;
-      }
-      if (!isObject(body)) return req;
+      const body = jsonObjectOf(req.body);
+      if (!body) return req;
       change(body);
       return { ...req, body: JSON.stringify(body) };
     },
