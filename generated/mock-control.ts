@@ -287,6 +287,23 @@ export interface components {
                 };
             };
         };
+        /** @description The control endpoint itself failed (a state that cannot be written as JSON, say): the mock's own 500, one line naming the request and the error, never a stack trace or a file path. */
+        ControlFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /**
+                     * @description Always `Mock control failed`.
+                     * @constant
+                     */
+                    error: "Mock control failed";
+                    /** @description The request and the error (`GET /__mock/state failed: TypeError: …`), on one line. */
+                    message: string;
+                };
+            };
+        };
         /** @description Only from a mock started with a shared store (`--store redis://…`): Redis could not be reached or did not answer within the command timeout. The request may or may not have been applied; retry it. The API operations can get the same answer from the mock; production never sends 503. */
         StoreUnavailable: {
             headers: {
@@ -337,6 +354,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ControlError"];
+            500: components["responses"]["ControlFailed"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -362,6 +380,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ControlError"];
+            500: components["responses"]["ControlFailed"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -393,6 +412,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ControlError"];
+            500: components["responses"]["ControlFailed"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -429,6 +449,7 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["ControlFailed"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -462,6 +483,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ControlError"];
+            500: components["responses"]["ControlFailed"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -495,6 +517,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ControlError"];
+            500: components["responses"]["ControlFailed"];
             503: components["responses"]["StoreUnavailable"];
         };
     };

@@ -132,11 +132,11 @@ function errorView(accept: string | undefined): 'html' | 'json' | undefined {
 /** The body's parameters: zero bytes is {}, a top level that is not an object goes under `_json`. */
 function jsonParams(body: Buffer): { ok: true; params: JsonObject } | { ok: false } | undefined {
   if (body.length === 0) return { ok: true, params: {} };
-  // A byte-order mark, and escapes of lone surrogates, are decoded differently here and by the service: not modelled.
-  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return undefined;
+  // Escapes of lone surrogates are decoded differently here and by the service: not modelled. A byte-order mark is
+  // kept (Jason reads it as an unexpected byte: invalid JSON).
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
   } catch {
     return { ok: false };
   }

@@ -4,7 +4,8 @@ import { ACCESS, permissionsFor } from './rules.ts';
 import type { Principal } from './security.ts';
 import type { Access, PersonRow, State } from './state.ts';
 
-export type Failure = { ok: false; reason: 'not_found' | 'forbidden' | 'failed'; detail: string };
+/** Why an operation did not happen: production's three answers, and `too_large`, the mock's own storage limit. */
+export type Failure = { ok: false; reason: 'not_found' | 'forbidden' | 'failed' | 'too_large'; detail: string };
 export type Outcome<T> = { ok: true; value: T } | Failure;
 
 export function fail(reason: Failure['reason'], detail: string): Failure {

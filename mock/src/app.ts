@@ -3,8 +3,10 @@
 // request's method, target, headers and bytes, and writes the answer. Two apps in one process share nothing but the
 // read-only spec.
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { createMockCore, DEFAULT_BODY_LIMIT, type CoreOptions, type MockCore, type MockRequest } from './core.ts';
+import { createMockCore, DEFAULT_BODY_LIMIT, memorySessions, type CoreOptions, type MockCore, type MockRequest } from './core.ts';
+import { collectSoon, LARGE_BODY } from './collect.ts';
 import { fixturesOf } from './controls.ts';
+import { MOCK_CONTROL_FAILED } from './errors.ts';
 import { defaultSeed } from './seed.ts';
 import { MemorySessions, type Sessions } from './sessions.ts';
 import type { Seed } from './state.ts';
@@ -27,7 +29,7 @@ const EMPTY = new Uint8Array(0);
 export function createMockApp(options: MockOptions = {}): MockApp {
   const now = options.now ?? (() => new Date());
   const seed = options.seed ?? defaultSeed();
-  const sessions = options.sessions ?? new MemorySessions(seed, options.newId ? { now, newId: options.newId } : { now }, options.maxSessions);
+  const sessions = options.sessions ?? memorySessions(seed, now, options);
   const core = createMockCore({ ...options, seed, now, sessions });
   const store = (session?: string): Store => {
     if (!(sessions instanceof MemorySessions)) throw new Error('store() reads in-memory sessions only; this mock keeps them elsewhere (use mock.sessions.read)');
@@ -55,6 +57,13 @@ export function createMockApp(options: MockOptions = {}): MockApp {
     if (typeof type !== 'string') return next(error);
     serve(core, req, res, received.get(req), EMPTY, type === 'entity.too.large' ? 'too-large' : 'unreadable').catch(next);
   });
+  // Anything else that failed: the mock's own JSON 500 in one line, never Express's HTML page with a stack trace.
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (res.headersSent) return void res.destroy();
+    const reply = MOCK_CONTROL_FAILED(`${req.method} ${req.path.slice(0, 100)}`, error);
+    res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify(reply.body));
+  });
   return Object.assign(app, { mock: { seed, sessions, core, store } });
 }
 
@@ -74,4 +83,5 @@ async function serve(core: MockCore, req: Request, res: Response, receivedAt: nu
   for (const [name, value] of framed.headers) flat.push(name, value);
   res.writeHead(framed.status, flat);
   res.end(framed.body);
+  if (body.length >= LARGE_BODY) collectSoon();
 }

@@ -83,13 +83,15 @@ function single(query: URLSearchParams, name: string): string | undefined | null
 // Routes match as Express's did: any case, with or without a trailing slash; a GET route answers HEAD too.
 const ROUTE = /^\/__mock\/(fixtures|state|sessions|reset|requests|events)\/?$/i;
 
-/** A control request's answer; a shared store that cannot be reached is the mock's 503 (MOCK_STORE_UNAVAILABLE). */
+/**
+ * A control request's answer; a shared store that cannot be reached is the mock's 503 (MOCK_STORE_UNAVAILABLE), and
+ * any other failure the mock's JSON 500 (MOCK_CONTROL_FAILED), never a framework's error page.
+ */
 export async function control(request: ControlRequest, seed: Seed, sessions: Sessions): Promise<Framed | undefined> {
   try {
     return await answerControl(request, seed, sessions);
   } catch (error) {
-    if (!(error instanceof StoreUnavailable)) throw error;
-    const reply = errors.MOCK_STORE_UNAVAILABLE(error.message);
+    const reply = error instanceof StoreUnavailable ? errors.MOCK_STORE_UNAVAILABLE(error.message) : errors.MOCK_CONTROL_FAILED(`${request.method} ${request.pathname.slice(0, 100)}`, error);
     return json(reply.status, reply.body);
   }
 }

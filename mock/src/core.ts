@@ -10,7 +10,8 @@ import { answer, readOperations, type Answer, type MockRequest, type Operations 
 import { forcedReply, parsePrefer } from './prefer.ts';
 import { frameReply, selfCheck, type Framed, type ReplyChecker, type SelfCheckMode } from './reply.ts';
 import { defaultSeed } from './seed.ts';
-import { DEFAULT_MAX_SESSIONS, MemorySessions, SESSION_HEADER, StoreUnavailable, type Sessions } from './sessions.ts';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES, MemorySessions, SESSION_HEADER, StoreUnavailable, type Sessions } from './sessions.ts';
+import type { StoreOptions } from './store.ts';
 import { mark } from './stages.ts';
 import type { Seed } from './state.ts';
 
@@ -42,6 +43,13 @@ export type CoreOptions = {
   control?: boolean;
   /** How many X-Mock-Session sessions to keep before the least recently used is dropped (in-memory sessions). */
   maxSessions?: number;
+  /**
+   * Bytes of rich text one session keeps (DEFAULT_SESSION_BYTES): its oldest comment threads go first, and a write
+   * whose document alone is larger gets the mock's 507. Applies to a shared store too.
+   */
+  maxSessionBytes?: number;
+  /** Bytes all in-memory sessions keep together (DEFAULT_TOTAL_BYTES): past it the least recently used are dropped. */
+  maxTotalBytes?: number;
   /** Where the sessions' stores are kept (default: in this process's memory, MemorySessions). */
   sessions?: Sessions;
 };
@@ -65,6 +73,19 @@ export type MockCore = {
   fetch(request: Request, options?: FetchOptions): Promise<Response>;
 };
 
+/** The store options the core's options ask for: the clock, new ids, the session's byte budget. */
+export function storeOptionsOf(now: () => Date, options: Pick<CoreOptions, 'newId' | 'maxSessionBytes'>): StoreOptions {
+  const storeOptions: StoreOptions = { now };
+  if (options.newId) storeOptions.newId = options.newId;
+  if (options.maxSessionBytes !== undefined) storeOptions.maxBytes = options.maxSessionBytes;
+  return storeOptions;
+}
+
+/** The default place for the sessions: this process's memory, bounded as the options say. */
+export function memorySessions(seed: Seed, now: () => Date, options: CoreOptions): MemorySessions {
+  return new MemorySessions(seed, storeOptionsOf(now, options), options.maxSessions ?? DEFAULT_MAX_SESSIONS, options.maxTotalBytes ?? DEFAULT_TOTAL_BYTES);
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const encoder = new TextEncoder();
 
@@ -74,7 +95,7 @@ const NO_BODY = new Set([101, 103, 204, 205, 304]);
 export function createMockCore(options: CoreOptions = {}): MockCore {
   const seed = options.seed ?? defaultSeed();
   const now = options.now ?? (() => new Date());
-  const sessions = options.sessions ?? new MemorySessions(seed, options.newId ? { now, newId: options.newId } : { now }, options.maxSessions ?? DEFAULT_MAX_SESSIONS);
+  const sessions = options.sessions ?? memorySessions(seed, now, options);
   const checkReply: ReplyChecker = selfCheck(options.selfCheck ?? (options.validateResponses === false ? 'off' : 'always'));
   const routing: Routing = sharedRouting();
   const operations: Operations = readOperations();

@@ -88,8 +88,31 @@ export const MOCK_RESPONSE_INVALID = (violations: ReadonlyArray<string>): ErrorR
   framing: 'json',
 });
 
+/**
+ * Not production's: a control endpoint (/__mock/…), or the mock around it, failed. One line naming what failed; never
+ * a stack trace or a file path.
+ */
+export const MOCK_CONTROL_FAILED = (what: string, error: unknown): ErrorReply => ({
+  code: 'MOCK_CONTROL_FAILED',
+  status: 500,
+  body: { error: 'Mock control failed', message: `${what} failed: ${error instanceof Error ? `${error.name}: ${error.message.split('\n')[0] ?? ''}` : 'an unexpected error'}`.slice(0, 500) },
+  framing: 'json',
+});
+
 /** Not production's: a mock control (Prefer, X-Mock-Session) was used wrongly. */
 export const MOCK_CONTROL_ERROR = (message: string): ErrorReply => ({ code: 'MOCK_CONTROL_ERROR', status: 400, body: { error: 'Mock control error', message }, framing: 'json' });
+
+/**
+ * Not production's: a write that production would store, but whose rich-text document alone is larger than what the
+ * mock keeps per session (`--max-session-bytes`). Nothing was changed. 507 Insufficient Storage: the server cannot
+ * store what completing the request needs (RFC 4918 §11.5).
+ */
+export const MOCK_STORAGE_LIMIT = (detail: string): ErrorReply => ({
+  code: 'MOCK_STORAGE_LIMIT',
+  status: 507,
+  body: { error: 'Mock storage limit', message: `The mock did not apply this write: ${detail} (--max-session-bytes). Production would store it; send the mock a smaller document.` },
+  framing: 'json',
+});
 
 /**
  * Not production's, and never sent by a mock that keeps its state in memory: the shared store (`--store redis://…`)

@@ -22,7 +22,7 @@ import type { Reply, ReplyOptions } from './reply.ts';
 import { tokenFromAuthorization } from './security.ts';
 import type { Sessions } from './sessions.ts';
 import { mark } from './stages.ts';
-import { acceptsJson, bodyKind, decodeQuery, errorViewIsJson, mergeParams, parseBody } from './transport.ts';
+import { acceptsJson, bodyKind, decodeQuery, errorViewIsJson, mergeParams, parseBody, tooManyTokens } from './transport.ts';
 
 /** A request as the core reads it, from any runtime: what the adapters hand over. */
 export type MockRequest = {
@@ -98,7 +98,7 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
   if (request.bodyError === 'unreadable') return { reply: errors.INVALID_JSON(errorsAsJson), options: { entry: true } };
   const kind = bodyKind(request.header('content-type'));
   const parsed = parseBody(kind, request.body);
-  if (!parsed.ok) return { reply: errors.INVALID_JSON(errorsAsJson), options: { entry: true } };
+  if (!parsed.ok) return { reply: parsed.tooLarge ? errors.PAYLOAD_TOO_LARGE(errorsAsJson) : errors.INVALID_JSON(errorsAsJson), options: { entry: true } };
   let method = request.method.toUpperCase();
   const override = parsed.params['_method'];
   if (method === 'POST' && typeof override === 'string' && ['PUT', 'PATCH', 'DELETE'].includes(override.toUpperCase())) method = override.toUpperCase();
@@ -140,8 +140,13 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
   const forced = internal ? undefined : deps.force(operationId);
   if (forced) return { reply: forced, options: { operationId } };
 
-  // 5. ParseInputs over the query merged with the body.
+  // 5. ParseInputs over the query merged with the body. (Mock only: a rich-text document with more JSON tokens than
+  // the mock parses is 413, as the body holding it would be; transport.ts, MAX_JSON_TOKENS.)
   const params = mergeParams(query, parsed.params);
+  for (const field of model.fields) {
+    const value = field.kind === 'rich-text' ? params[field.name] : undefined;
+    if (typeof value === 'string' && tooManyTokens(value)) return { reply: errors.PAYLOAD_TOO_LARGE(errorsAsJson), options: internal ? { entry: true } : { operationId, entry: true } };
+  }
   const decoded = decodeInputs(model.fields, params);
   if (!decoded.ok) return { reply: decoded.error, options: internal ? {} : { operationId } };
   mark('decode');

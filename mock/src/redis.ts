@@ -27,7 +27,7 @@ import { createHash } from 'node:crypto';
 import { Redis, ReplyError, type RedisOptions } from 'ioredis';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION, REQUEST_JOURNAL_LIMIT, StoreUnavailable, type RequestEntry, type RequestRecord, type SessionSummary, type Sessions } from './sessions.ts';
 import type { Seed, State } from './state.ts';
-import { EVENT_JOURNAL_LIMIT, HISTORY_LIMIT, HISTORY_TABLES, Store, type HistoryTable, type StoreOptions, type WriteEvent } from './store.ts';
+import { DEFAULT_SESSION_BYTES, EVENT_JOURNAL_LIMIT, HISTORY_LIMIT, HISTORY_TABLES, Store, threadBytes, type HistoryTable, type StoreOptions, type WriteEvent } from './store.ts';
 
 export const DEFAULT_STORE_PREFIX = 'service-external-api';
 export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
@@ -37,6 +37,19 @@ const STORE_PREFIX = /^[A-Za-z0-9._:/@-]{1,100}$/;
 const MAX_BATCH = 64;
 /** Conflicts one transaction survives before it gives up with a 503. */
 const MAX_ATTEMPTS = 50;
+/** How often a running mock asks Redis again for its eviction policy (it can be changed with CONFIG SET). */
+const POLICY_RECHECK_MS = 5000;
+
+/**
+ * One line when Redis may evict the mock's keys: an evicted history list or hash tears a session (threads without
+ * their activities, a journal without its writes) while every write was answered 200. Only `noeviction` keeps every
+ * key; a full Redis then refuses writes, which the mock answers with its 503.
+ */
+export function evictionProblem(info: string): string | undefined {
+  const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
+  if (policy === undefined || policy === 'noeviction') return undefined;
+  return `its maxmemory-policy is ${policy}, which lets Redis evict the mock's keys and tear sessions; set it to noeviction (CONFIG SET maxmemory-policy noeviction, or "maxmemory-policy noeviction" in redis.conf)`;
+}
 
 // ── the URL ───────────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -109,7 +122,7 @@ local TABLES = {${HISTORY_TABLES.map((t) => `'${t}'`).join(', ')}}
 local function key(name) return prefix .. ':session:{' .. name .. '}' end
 local function drop(name)
   local s = key(name)
-  redis.call('DEL', s, s .. ':events', s .. ':requests')
+  redis.call('DEL', s, s .. ':events', s .. ':requests', s .. ':comment_threads:bytes')
   for _, t in ipairs(TABLES) do redis.call('DEL', s .. ':' .. t) end
   redis.call('ZREM', index, name)
 end
@@ -134,7 +147,9 @@ local function ensure()
     end
     drop(name)
     for _, t in ipairs(TABLES) do redis.call('COPY', from .. ':' .. t, s .. ':' .. t) end
-    redis.call('HSET', s, 'v', redis.call('HINCRBY', counters, 'version', 1), 'base', base, 'seq', 0, 'created_at', ARGV[4])
+    redis.call('COPY', from .. ':comment_threads:bytes', s .. ':comment_threads:bytes')
+    local tb = redis.call('HGET', from, 'tb') or '0'
+    redis.call('HSET', s, 'v', redis.call('HINCRBY', counters, 'version', 1), 'base', base, 'seq', 0, 'created_at', ARGV[4], 'tb', tb)
   end
   redis.call('ZADD', index, redis.call('HINCRBY', counters, 'clock', 1), name)
   return s
@@ -157,15 +172,16 @@ local out = { h[1], h[2], h[3], redis.call('LRANGE', s .. ':events', 0, -1) }
 for _, t in ipairs(TABLES) do out[#out + 1] = redis.call('LRANGE', s .. ':' .. t, 0, -1) end
 return out`,
   /**
-   * 6 the version loaded, 7 records, 8 seq, 9 history limit, 10 its slack, 11 event journal limit, 12… the number of
-   * new rows per history table, then of new events, then the rows and events. 0 when the version moved on.
+   * 6 the version loaded, 7 records, 8 seq, 9 history limit, 10 its slack, 11 event journal limit, 12 the session's
+   * byte budget for comment threads, 13… the number of new rows per history table, then of new events, then the rows,
+   * the events, and each new thread's cost in bytes (Store.threadCosts). 0 when the version moved on.
    */
   commit: `${PRELUDE}
 local s = key(ARGV[2])
 if redis.call('HGET', s, 'v') ~= ARGV[6] then return 0 end
 redis.call('HSET', s, 'v', redis.call('HINCRBY', counters, 'version', 1), 'base', ARGV[7], 'seq', ARGV[8])
-local limit, slack = tonumber(ARGV[9]), tonumber(ARGV[10])
-local at = 12 + #TABLES + 1
+local limit, slack, budget = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[12])
+local at = 13 + #TABLES + 1
 -- Appends ARGV[at … at + n - 1] to a list, a thousand at a time (unpack has a limit); the list's new length.
 local function push(list, n)
   local length = 0
@@ -173,17 +189,39 @@ local function push(list, n)
   at = at + n
   return length
 end
+local threads = 0
 for i, t in ipairs(TABLES) do
-  local n = tonumber(ARGV[11 + i])
+  local n = tonumber(ARGV[12 + i])
   if n > 0 then
     local list = s .. ':' .. t
-    if push(list, n) > limit + slack then redis.call('LTRIM', list, -limit, -1) end
+    local length = push(list, n)
+    if t == 'comment_threads' then threads = n
+    elseif length > limit + slack then redis.call('LTRIM', list, -limit, -1) end
   end
 end
-local n = tonumber(ARGV[12 + #TABLES])
+local n = tonumber(ARGV[13 + #TABLES])
 if n > 0 then
   push(s .. ':events', n)
   redis.call('LTRIM', s .. ':events', -tonumber(ARGV[11]), -1)
+end
+-- The threads, with their costs in a list beside them and the sum in 'tb': trimmed past the row limit, then from the
+-- oldest while over the byte budget (never the newest), as Store does in memory.
+if threads > 0 then
+  local list, costs = s .. ':comment_threads', s .. ':comment_threads:bytes'
+  local total = tonumber(redis.call('HGET', s, 'tb') or '0')
+  for i = at, at + threads - 1 do total = total + tonumber(ARGV[i]) end
+  push(costs, threads)
+  local length = redis.call('LLEN', list)
+  local over = length - limit
+  if length <= limit + slack then over = 0 end
+  while (over > 0 or total > budget) and length > 1 do
+    redis.call('LPOP', list)
+    total = total - (tonumber(redis.call('LPOP', costs)) or 0)
+    length = length - 1
+    over = over - 1
+  end
+  if total < 0 then total = 0 end
+  redis.call('HSET', s, 'tb', total)
 end
 return 1`,
   /** 6 the entry as JSON without its first brace and seq, 7 the journal limit. */
@@ -229,12 +267,23 @@ function text(value: unknown, what: string): string {
   if (typeof value !== 'string') throw new StoreUnavailable(`Redis answered an unexpected ${what}`);
   return value;
 }
-/** JSON this module wrote (records, rows, events, journal entries, in the types named): read back as that type. */
-function readBack<T>(json: string): T {
-  return JSON.parse(json);
+/**
+ * JSON this module wrote (records, rows, events, journal entries, in the types named): read back as that type. What
+ * is not JSON was written by something else (a hand edit, a partial restore): the store is up but the session cannot
+ * be read, so the 503 says that and how to get past it, not that Redis is unreachable.
+ */
+function readBack<T>(session: string, what: string, json: string): T {
+  try {
+    return JSON.parse(json);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.slice(0, 120) : String(error);
+    throw new StoreUnavailable(
+      `The mock's shared store (Redis) holds ${what} of session "${session}" that is not the mock's JSON (${reason}); Redis itself answered. Reset that session (POST /__mock/reset with X-Mock-Session: ${session}) to start it again from the seed.`,
+    );
+  }
 }
-function readRows<T>(rows: ReadonlyArray<string>): T[] {
-  return rows.length === 0 ? [] : readBack<T[]>(`[${rows.join(',')}]`);
+function readRows<T>(session: string, what: string, rows: ReadonlyArray<string>): T[] {
+  return rows.length === 0 ? [] : readBack<T[]>(session, what, `[${rows.join(',')}]`);
 }
 
 /** A connection error's code (ECONNREFUSED …), or its first line. */
@@ -270,6 +319,9 @@ export class RedisSessions implements Sessions {
   readonly #queues = new Map<string, Pending[]>();
   /** Why the connection last failed (ECONNREFUSED …), for the 503's message. */
   #lastError: string | undefined;
+  /** When the eviction policy was last asked for, and what was wrong with it then. */
+  #policyCheckedAt = 0;
+  #policyProblem: string | undefined;
 
   constructor(client: Redis, target: StoreTarget, options: RedisSessionsOptions) {
     this.#client = client;
@@ -305,11 +357,14 @@ export class RedisSessions implements Sessions {
     const key = `${this.#prefix}:seed:${this.#seedId}`;
     const state = this.#seed.state;
     const multi = this.#client.multi().del(key, ...HISTORY_TABLES.map((t) => `${key}:${t}`));
-    multi.hset(key, 'base', JSON.stringify({ ...state, ...EMPTY_HISTORY }));
+    const costs = state.comment_threads.map((row) => threadBytes(row.message));
+    multi.del(`${key}:comment_threads:bytes`);
+    multi.hset(key, 'base', JSON.stringify({ ...state, ...EMPTY_HISTORY }), 'tb', costs.reduce((sum, bytes) => sum + bytes, 0));
     for (const table of HISTORY_TABLES) {
       const rows = state[table];
       if (rows.length > 0) multi.rpush(`${key}:${table}`, ...rows.map((row) => JSON.stringify(row)));
     }
+    if (costs.length > 0) multi.rpush(`${key}:comment_threads:bytes`, ...costs);
     await this.#guard(multi.exec());
   }
 
@@ -344,7 +399,17 @@ export class RedisSessions implements Sessions {
     return new StoreUnavailable(`The mock's shared store (Redis) ${reason}. The request may or may not have been applied; retry it once the store is back.`);
   }
 
+  /** What is wrong with Redis's eviction policy (evictionProblem), asked now. */
+  async checkEvictionPolicy(): Promise<string | undefined> {
+    this.#policyCheckedAt = performance.now();
+    this.#policyProblem = evictionProblem(await this.#client.info('memory'));
+    return this.#policyProblem;
+  }
+
   async #run(script: ScriptName, name: string, extra: ReadonlyArray<string | number> = []): Promise<unknown> {
+    // An evicting Redis could lose any of a session's keys: nothing is read or written until the policy is fixed.
+    if (performance.now() - this.#policyCheckedAt > POLICY_RECHECK_MS) await this.#guard(this.checkEvictionPolicy());
+    if (this.#policyProblem) throw new StoreUnavailable(`The mock's shared store (Redis) is unsafe: ${this.#policyProblem}.`);
     const args: Array<string | number> = [this.#prefix, name, this.#seedId, this.#storeOptions.now().toISOString(), this.#max, ...extra];
     for (let attempt = 0; ; attempt++) {
       try {
@@ -366,11 +431,11 @@ export class RedisSessions implements Sessions {
   }
 
   /** The state and store of a load: records from `base`, history tables from their rows (the others empty). */
-  #state(base: string, tables: Partial<Record<HistoryTable, string[]>>): State {
-    const state = readBack<State>(base);
+  #state(name: string, base: string, tables: Partial<Record<HistoryTable, string[]>>): State {
+    const state = readBack<State>(name, 'the records', base);
     for (const table of HISTORY_TABLES) {
       const rows = tables[table];
-      if (rows) Object.assign(state, { [table]: readRows(rows) });
+      if (rows) Object.assign(state, { [table]: readRows(name, `the ${table}`, rows) });
     }
     return state;
   }
@@ -382,8 +447,8 @@ export class RedisSessions implements Sessions {
     text(version, 'version');
     const rows: Partial<Record<HistoryTable, string[]>> = {};
     for (const [i, table] of HISTORY_TABLES.entries()) rows[table] = strings(tables[i], table);
-    const state = this.#state(text(base, 'state'), rows);
-    return fn(new Store(state, this.#storeOptions, { events: readRows<WriteEvent>(strings(events, 'event journal')), seq: Number(text(seq, 'seq')) }));
+    const state = this.#state(name, text(base, 'state'), rows);
+    return fn(new Store(state, this.#storeOptions, { events: readRows<WriteEvent>(name, 'the event journal', strings(events, 'event journal')), seq: Number(text(seq, 'seq')) }));
   }
 
   write<T>(name: string, fn: (store: Store) => T): Promise<T> {
@@ -436,7 +501,7 @@ export class RedisSessions implements Sessions {
       const version = text(reply[0], 'version');
       const seq = Number(text(reply[2], 'seq'));
       const notifications = strings(reply[3], 'notifications');
-      const state = this.#state(text(reply[1], 'state'), { notifications });
+      const state = this.#state(name, text(reply[1], 'state'), { notifications });
       const store = new Store(state, this.#workOptions, { events: [], seq });
       for (const pending of batch) pending.run(store);
       if (store.seq === seq) return;
@@ -450,10 +515,12 @@ export class RedisSessions implements Sessions {
         this.#historyLimit,
         Math.ceil(this.#historyLimit / 10),
         EVENT_JOURNAL_LIMIT,
+        this.#storeOptions.maxBytes ?? DEFAULT_SESSION_BYTES,
         ...rows.map((r) => r.length),
         events.length,
         ...rows.flat(),
         ...events,
+        ...store.threadCosts(),
       ]);
       if (committed === 1) return;
       if (attempt >= MAX_ATTEMPTS) throw new StoreUnavailable(`The mock's shared store (Redis) had ${MAX_ATTEMPTS} conflicting writes in a row on session ${name}; retry it.`);
@@ -482,7 +549,7 @@ export class RedisSessions implements Sessions {
   }
 
   async requests(name: string, limit: number): Promise<RequestEntry[]> {
-    return readRows<RequestEntry>(strings(await this.#run('requests', name, [limit]), 'request journal'));
+    return readRows<RequestEntry>(name, 'the request journal', strings(await this.#run('requests', name, [limit]), 'request journal'));
   }
 }
 
@@ -503,13 +570,19 @@ export async function openRedisSessions(url: string, options: RedisSessionsOptio
     firstError ??= reasonOf(error);
   });
   const sessions = new RedisSessions(client, target, options);
+  let problem: string | undefined;
   try {
     await client.connect();
-    await sessions.uploadSeed();
-    return sessions;
+    problem = await sessions.checkEvictionPolicy();
+    if (problem === undefined) await sessions.uploadSeed();
   } catch (error) {
     client.disconnect();
     const reason = firstError ?? reasonOf(error);
     throw new Error(`cannot use Redis at ${target.shown}: ${/timed out|Socket timeout/i.test(reason) ? `no answer within ${target.timeoutMs} ms` : reason}`);
   }
+  if (problem !== undefined) {
+    client.disconnect();
+    throw new Error(`cannot use Redis at ${target.shown}: ${problem}`);
+  }
+  return sessions;
 }

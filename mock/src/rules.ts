@@ -129,15 +129,42 @@ export function mentionedIds(document: unknown): unknown[] {
   return found;
 }
 
-/** How deeply a JSON value nests (a scalar is 0), measured without recursion. */
-export function nestingDepth(value: unknown): number {
+/**
+ * V8's cost, in bytes, of the parts of a JSON value (as JSON.parse builds them): an estimate from the value's shape,
+ * not a heap measurement, but one that no shape can make small while the heap is large. A document of empty objects
+ * is counted at what it costs (about 60 bytes each), not at its 3 bytes of JSON text.
+ */
+const COST = { object: 32, property: 16, array: 32, element: 8, string: 16, number: 16 } as const;
+const WIDE = /[^\u0000-\u00ff]/;
+
+function stringCost(text: string): number {
+  // One byte a character, or two once any character is outside Latin-1 (V8's two string representations).
+  return COST.string + (WIDE.test(text) ? 2 * text.length : text.length);
+}
+
+/**
+ * How deeply a JSON value nests (a scalar is 0) and what keeping it costs in bytes (COST), in one walk without
+ * recursion: a hostile document can nest deeper than the call stack.
+ */
+export function measureDocument(value: unknown): { depth: number; bytes: number } {
   let deepest = 0;
+  let bytes = 0;
   const stack: Array<[unknown, number]> = [[value, 0]];
   while (stack.length > 0) {
     const [node, depth] = stack.pop() ?? [undefined, 0];
     if (depth > deepest) deepest = depth;
-    if (Array.isArray(node)) for (const child of node) stack.push([child, depth + 1]);
-    else if (isObject(node)) for (const child of Object.values(node)) stack.push([child, depth + 1]);
+    if (typeof node === 'string') bytes += stringCost(node);
+    else if (typeof node === 'number') bytes += COST.number;
+    else if (Array.isArray(node)) {
+      bytes += COST.array + COST.element * node.length;
+      for (const child of node) stack.push([child, depth + 1]);
+    } else if (isObject(node)) {
+      bytes += COST.object;
+      for (const key of Object.keys(node)) {
+        bytes += COST.property + stringCost(key);
+        stack.push([node[key], depth + 1]);
+      }
+    }
   }
-  return deepest;
+  return { depth: deepest, bytes };
 }

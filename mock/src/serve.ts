@@ -8,7 +8,9 @@ import { parseArgs } from 'node:util';
 import { createMockApp, DEFAULT_BODY_LIMIT, fixturesOf, type MockOptions } from './app.ts';
 import { MAX_DELAY_MS } from './prefer.ts';
 import { isSelfCheckMode, SAMPLE_EVERY, SAMPLE_FIRST, SELF_CHECK_MODES } from './reply.ts';
-import { DEFAULT_MAX_SESSIONS } from './sessions.ts';
+import { storeOptionsOf } from './core.ts';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES } from './sessions.ts';
+import { DEFAULT_SESSION_BYTES } from './store.ts';
 import { defaultSeed } from './seed.ts';
 import { parseSeed } from './seedFile.ts';
 import { optionErrors, type OptionErrors } from './options.ts';
@@ -26,6 +28,12 @@ Starts the production-true mock of the external API and prints its URL, tokens a
   --no-control      do not serve the /__mock/ control endpoints (for a shared deployment)
   --max-sessions N  X-Mock-Session sessions kept before the least recently used is dropped (default ${DEFAULT_MAX_SESSIONS})
   --body-limit N    largest request body in bytes (default ${DEFAULT_BODY_LIMIT})
+  --max-session-bytes N
+                    rich text one session keeps, in bytes (default ${DEFAULT_SESSION_BYTES}): the oldest comment threads
+                    go first; a write whose document alone is larger gets the mock's 507, and changes nothing
+  --max-total-bytes N
+                    what all sessions keep together, in bytes (default ${DEFAULT_TOTAL_BYTES}): past it the least
+                    recently used sessions are dropped (in-memory sessions; Redis keeps them)
   --self-check M    check answers against the spec before sending them (a violation is a 500 naming it):
                       always  every answer (default): nothing off-spec ever leaves the mock
                       sample  the first ${SAMPLE_FIRST} answers of each operation, status and error code, then 1 in ${SAMPLE_EVERY}:
@@ -51,6 +59,8 @@ function parse(argv: string[]) {
       'no-cors': { type: 'boolean' },
       'no-control': { type: 'boolean' },
       'max-sessions': { type: 'string' },
+      'max-session-bytes': { type: 'string' },
+      'max-total-bytes': { type: 'string' },
       'self-check': { type: 'string' },
       store: { type: 'string' },
       'store-prefix': { type: 'string' },
@@ -112,6 +122,8 @@ export async function runMock(argv: string[]): Promise<void> {
     options.selfCheck = mode;
   }
   if (args.values['max-sessions'] !== undefined) options.maxSessions = bad.integer(args.values['max-sessions'], '--max-sessions', 1, 100_000);
+  if (args.values['max-session-bytes'] !== undefined) options.maxSessionBytes = bad.integer(args.values['max-session-bytes'], '--max-session-bytes', 64 * 1024, 2 ** 32);
+  if (args.values['max-total-bytes'] !== undefined) options.maxTotalBytes = bad.integer(args.values['max-total-bytes'], '--max-total-bytes', 1024 * 1024, 2 ** 40);
   // --store: the sessions in Redis (mock/src/redis.ts, loaded only then), so several mock processes share one state.
   const store = args.values.store ?? (process.env['MOCK_STORE']?.trim() || undefined);
   let shared: string | undefined;
@@ -119,7 +131,8 @@ export async function runMock(argv: string[]): Promise<void> {
   if (store !== undefined) {
     const { openRedisSessions } = await import('./redis.ts');
     options.seed ??= defaultSeed();
-    const redis = await openRedisSessions(store, { name: args.values.store === undefined ? 'MOCK_STORE' : '--store', seed: options.seed, maxSessions: options.maxSessions, prefix: args.values['store-prefix'] }).catch((error: unknown) =>
+    const redisOptions = { name: args.values.store === undefined ? 'MOCK_STORE' : '--store', seed: options.seed, maxSessions: options.maxSessions, prefix: args.values['store-prefix'], storeOptions: storeOptionsOf(() => new Date(), options) };
+    const redis = await openRedisSessions(store, redisOptions).catch((error: unknown) =>
       bad.fail(error instanceof Error ? error.message : String(error)),
     );
     options.sessions = redis;

@@ -11,6 +11,13 @@ export const DEFAULT_SESSION = 'default';
 export const SESSION_NAME = /^[A-Za-z0-9._:-]{1,64}$/;
 export const DEFAULT_MAX_SESSIONS = 100;
 export const REQUEST_JOURNAL_LIMIT = 500;
+/**
+ * What all in-memory sessions together may keep, in bytes as `Store.retainedBytes` estimates them; past it the least
+ * recently used named sessions are dropped, as past DEFAULT_MAX_SESSIONS (mock/README.md, "Memory").
+ */
+export const DEFAULT_TOTAL_BYTES = 256 * 1024 * 1024;
+/** The longest path the request journal keeps of a request (the rest is cut, with `…`). */
+export const JOURNAL_PATH_LENGTH = 1024;
 
 /**
  * Thrown (or rejected with) by a `Sessions` kept outside this process when its store cannot be reached or does not
@@ -56,20 +63,29 @@ export interface Sessions {
 
 export type Session = { name: string; store: Store; requests: RequestEntry[]; created_at: string };
 
+/** A request's path as the request journal keeps it: at most JOURNAL_PATH_LENGTH characters. */
+export function journalPath(path: string): string {
+  return path.length <= JOURNAL_PATH_LENGTH ? path : `${path.slice(0, JOURNAL_PATH_LENGTH - 1)}…`;
+}
+
 /** The default: every session's store in this process's memory, used in place (no copies per request). */
 export class MemorySessions implements Sessions {
   readonly #seed: Seed;
   readonly #storeOptions: StoreOptions;
   readonly #max: number;
+  readonly #maxBytes: number;
   readonly #sessions = new Map<string, Session>();
+  /** Bytes kept by every session, as of the last write (a running sum; sessions made or dropped since may differ). */
+  #bytes = 0;
   #requestSeq = 0;
   /** The most recently used session, already last in the map: using it again moves nothing. */
   #last: string | undefined;
 
-  constructor(seed: Seed, storeOptions: StoreOptions, maxSessions = DEFAULT_MAX_SESSIONS) {
+  constructor(seed: Seed, storeOptions: StoreOptions, maxSessions = DEFAULT_MAX_SESSIONS, maxTotalBytes = DEFAULT_TOTAL_BYTES) {
     this.#seed = seed;
     this.#storeOptions = storeOptions;
     this.#max = Math.max(1, maxSessions);
+    this.#maxBytes = maxTotalBytes;
   }
 
   #create(name: string): Session {
@@ -86,10 +102,13 @@ export class MemorySessions implements Sessions {
       this.#sessions.delete(name);
     } else {
       session = this.#create(name);
+      this.#bytes += session.store.retainedBytes;
       const named = [...this.#sessions.keys()].filter((n) => n !== DEFAULT_SESSION);
       while (named.length >= this.#max) {
         const oldest = named.shift();
-        if (oldest !== undefined) this.#sessions.delete(oldest);
+        if (oldest === undefined) break;
+        this.#bytes -= this.#sessions.get(oldest)?.store.retainedBytes ?? 0;
+        this.#sessions.delete(oldest);
       }
     }
     this.#sessions.set(name, session);
@@ -102,13 +121,39 @@ export class MemorySessions implements Sessions {
   }
 
   write<T>(name: string, fn: (store: Store) => T): T {
-    return fn(this.get(name).store);
+    const store = this.get(name).store;
+    const before = store.retainedBytes;
+    const result = fn(store);
+    // Kept as a running sum (a write changes only its own session), recounted whole only when it passes the budget.
+    this.#bytes += store.retainedBytes - before;
+    if (this.#bytes > this.#maxBytes) this.#keepWithinBytes(name);
+    return result;
+  }
+
+  /** What every session keeps, in bytes (Store.retainedBytes), summed. */
+  get retainedBytes(): number {
+    let total = 0;
+    for (const session of this.#sessions.values()) total += session.store.retainedBytes;
+    return total;
+  }
+
+  /** Past the byte budget, drops the least recently used named sessions (never `keep`, never the default). */
+  #keepWithinBytes(keep: string): void {
+    let total = this.retainedBytes;
+    for (const [name, session] of this.#sessions) {
+      if (total <= this.#maxBytes) break;
+      if (name === keep || name === DEFAULT_SESSION) continue;
+      total -= session.store.retainedBytes;
+      this.#sessions.delete(name);
+    }
+    this.#bytes = total;
   }
 
   reset(name?: string): void {
     if (name === undefined) this.#sessions.clear();
     else this.#sessions.delete(name);
     this.#last = undefined;
+    this.#bytes = this.retainedBytes;
   }
 
   list(): SessionSummary[] {
@@ -117,7 +162,7 @@ export class MemorySessions implements Sessions {
 
   record(name: string, entry: RequestRecord): void {
     const session = this.get(name);
-    session.requests.push({ seq: ++this.#requestSeq, session: session.name, ...entry });
+    session.requests.push({ seq: ++this.#requestSeq, session: session.name, ...entry, path: journalPath(entry.path) });
     // Trimmed in batches of a tenth (moving 500 entries on every request costs more than the request's own entry);
     // what the journal answers is never more than the limit.
     if (session.requests.length > REQUEST_JOURNAL_LIMIT + REQUEST_JOURNAL_LIMIT / 10) session.requests.splice(0, session.requests.length - REQUEST_JOURNAL_LIMIT);

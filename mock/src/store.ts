@@ -4,6 +4,7 @@
 // failed) and change nothing when they fail.
 import { personRow, type Outcome } from './access.ts';
 import { newUuid } from './ids.ts';
+import { measureDocument } from './rules.ts';
 import { mark } from './stages.ts';
 import { findToken, tokenRecords, type Principal, type TokenRecord } from './security.ts';
 import type { ActivityRow, Goal, NotificationRow, Project, State, SubscriptionRow } from './state.ts';
@@ -31,11 +32,28 @@ export type HistoryTable = (typeof HISTORY_TABLES)[number];
  */
 export const HISTORY_LIMIT = EVENT_JOURNAL_LIMIT;
 
+/**
+ * What a session may keep of its writes' rich-text documents, in bytes (as `measureDocument` counts them): the oldest
+ * threads' documents go first, and a single document larger than this is refused with the mock's 507 (errors.ts,
+ * MOCK_STORAGE_LIMIT). Large enough for the largest realistic document the body limit lets through.
+ */
+export const DEFAULT_SESSION_BYTES = 16 * 1024 * 1024;
+
+/** What one history row or journal event keeps besides a rich-text document, at most (mock/README.md, "Memory"). */
+export const ROW_BYTES = 200;
+
+/** A comment thread's cost: its row, plus its document as measured. */
+export function threadBytes(message: unknown): number {
+  return ROW_BYTES + measureDocument(message).bytes;
+}
+
 export type StoreOptions = {
   now: () => Date;
   newId?: () => string;
   /** Rows kept per history table (activities, threads, lists, subscriptions, notifications), give or take a tenth; the oldest go first. */
   historyLimit?: number;
+  /** Bytes of comment threads (their rich-text documents) kept, DEFAULT_SESSION_BYTES by default; the oldest go first. */
+  maxBytes?: number;
 };
 
 /** What a store holds besides its state, for a store kept outside this process: the journal and its counter. */
@@ -49,6 +67,9 @@ export class Store {
   readonly #now: () => Date;
   readonly #newId: () => string;
   readonly #historyLimit: number;
+  readonly #maxBytes: number;
+  /** Each comment thread's cost (threadBytes), in the order of `state.comment_threads`, and their sum; made on first need. */
+  #threads: { bytes: number[]; total: number } | undefined;
   /** The token hashes as bytes, rebuilt only when the token table is replaced. */
   #tokens: { source: State['tokens']; length: number; records: TokenRecord[] } | undefined;
 
@@ -59,6 +80,33 @@ export class Store {
     this.#now = options.now;
     this.#newId = options.newId ?? newUuid;
     this.#historyLimit = options.historyLimit ?? HISTORY_LIMIT;
+    this.#maxBytes = options.maxBytes ?? DEFAULT_SESSION_BYTES;
+  }
+
+  /**
+   * What this session keeps, in bytes, estimated: its comment threads as measured (their documents are the only
+   * rows whose size a caller chooses) and ROW_BYTES for every other history row and event. The seed's own records
+   * are not counted (every session has the same).
+   */
+  get retainedBytes(): number {
+    const s = this.state;
+    let rows = this.#events.length;
+    for (const name of HISTORY_TABLES) if (name !== 'comment_threads') rows += s[name].length;
+    return this.#threadCosts().total + rows * ROW_BYTES;
+  }
+
+  /** Each comment thread's cost in bytes (threadBytes), in the order of `state.comment_threads`. */
+  threadCosts(): ReadonlyArray<number> {
+    return this.#threadCosts().bytes;
+  }
+
+  /** The threads' costs, rebuilt when the table no longer matches them (a test may edit the state in place). */
+  #threadCosts(): { bytes: number[]; total: number } {
+    const rows = this.state.comment_threads;
+    if (this.#threads?.bytes.length === rows.length) return this.#threads;
+    const bytes = rows.map((row) => threadBytes(row.message));
+    this.#threads = { bytes, total: bytes.reduce((sum, b) => sum + b, 0) };
+    return this.#threads;
   }
 
   /** The writes since this store was created from the seed, oldest first, at most EVENT_JOURNAL_LIMIT. */
@@ -92,17 +140,26 @@ export class Store {
   }
 
   #context(): WriteContext<WriteEvent> {
-    return { state: this.state, now: this.#now(), newId: this.#newId, commit: (discussion, activity, recipients, about) => this.#commit(discussion, activity, recipients, about) };
+    return {
+      state: this.state,
+      now: this.#now(),
+      newId: this.#newId,
+      maxDocumentBytes: this.#maxBytes - ROW_BYTES,
+      commit: (discussion, activity, recipients, about) => this.#commit(discussion, activity, recipients, about),
+    };
   }
 
   /** Keeps a write's rows, journals it, and trims the history tables. */
   #commit(discussion: Discussion, activity: ActivityRow, recipients: ReadonlyArray<string>, about: { project_uuid: string | null; goal_uuid: string | null }): WriteEvent {
     mark('rules');
     const s = this.state;
+    const threads = this.#threadCosts();
     s.subscription_lists.push({ id: discussion.listId, parent_type: 'comment_thread', parent_id: discussion.threadId, send_to_everyone: discussion.sendToEveryone });
     s.subscriptions.push(...discussion.subscriptions);
     s.activities.push(activity);
     s.comment_threads.push({ id: discussion.threadId, parent_type: 'activity', parent_id: activity.id, message: discussion.message, subscription_list_id: discussion.listId, inserted_at: discussion.at });
+    threads.bytes.push(ROW_BYTES + discussion.documentBytes);
+    threads.total += ROW_BYTES + discussion.documentBytes;
     const notifications: NotificationRow[] = recipients.map((uuid) => ({ id: this.#newId(), person_uuid: uuid, activity_id: activity.id, action: activity.action, ...about, read: false, inserted_at: discussion.at }));
     s.notifications.push(...notifications);
     const event: WriteEvent = { seq: ++this.#seq, at: discussion.at, activity, subscriptions: discussion.subscriptions, recipients: recipients.slice(), send_to_everyone: discussion.sendToEveryone };
@@ -114,9 +171,23 @@ export class Store {
     const slack = Math.ceil(this.#historyLimit / 10);
     for (const name of HISTORY_TABLES) {
       const table = s[name];
-      if (table.length > this.#historyLimit + slack) table.splice(0, table.length - this.#historyLimit);
+      if (table.length > this.#historyLimit + slack) this.#dropOldest(name, table.length - this.#historyLimit);
+    }
+    // Then the threads by bytes: the newest is always kept (a document larger than the budget was refused before).
+    let over = threads.total - this.#maxBytes;
+    if (over > 0) {
+      let count = 0;
+      while (over > 0 && count < threads.bytes.length - 1) over -= threads.bytes[count++] ?? 0;
+      this.#dropOldest('comment_threads', count);
     }
     mark('store');
     return event;
+  }
+
+  /** Drops a history table's oldest rows, keeping the threads' costs in step. */
+  #dropOldest(name: HistoryTable, count: number): void {
+    this.state[name].splice(0, count);
+    if (name !== 'comment_threads' || !this.#threads) return;
+    for (const bytes of this.#threads.bytes.splice(0, count)) this.#threads.total -= bytes;
   }
 }

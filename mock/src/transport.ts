@@ -117,30 +117,68 @@ export function decodeQuery(text: string): Params {
   return out;
 }
 
-export type ParsedBody = { ok: true; params: Params } | { ok: false };
+export type ParsedBody = { ok: true; params: Params } | { ok: false; tooLarge: boolean };
+
+/**
+ * The most JSON tokens (`{`, `[`, `,` and `:` outside strings) the mock parses in one body, or in one rich-text
+ * document inside it; more is answered with production's 413, as a body over the byte limit is. Not production's limit
+ * (its only one is 256 MB): what JSON.parse builds from a body can be twenty times its bytes (`[{},{},…]`), so bytes
+ * alone do not bound the mock's memory. A 10,000-paragraph document has about 150,000 tokens.
+ */
+export const MAX_JSON_TOKENS = 500_000;
+/** Likewise for a form body: at most this many `&`-separated pairs. */
+export const MAX_FORM_PAIRS = MAX_JSON_TOKENS;
+
+/** Whether JSON text holds more than `limit` tokens (MAX_JSON_TOKENS), counted in one pass that stops past it. */
+export function tooManyTokens(text: string, limit = MAX_JSON_TOKENS): boolean {
+  let count = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if ((c === 0x7b || c === 0x5b || c === 0x2c || c === 0x3a) && ++count > limit) return true;
+  }
+  return false;
+}
+
+function tooManyPairs(text: string): boolean {
+  let count = 0;
+  for (let i = text.indexOf('&'); i >= 0; i = text.indexOf('&', i + 1)) if (++count > MAX_FORM_PAIRS) return true;
+  return false;
+}
 
 /**
  * Plug.Parsers at the endpoint: JSON (zero bytes is `{}`, a non-object top level goes under `_json`, invalid JSON or
  * UTF-8 fails), URL-encoded forms; no Content-Type means the body is ignored; other types are left unparsed here.
  * Multipart bodies are not decoded by the mock (their fields are ignored).
  */
-// Decoders are stateless between whole-buffer decode() calls: one of each for every request.
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
-const UTF8 = new TextDecoder('utf-8');
+// Decoders are stateless between whole-buffer decode() calls: one of each for every request. A byte-order mark is
+// kept, as Jason and Plug keep the bytes they are given: before JSON it is invalid JSON (400), before a form it is part
+// of the first key.
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export function parseBody(kind: BodyKind, body: Uint8Array): ParsedBody {
   if (kind === 'json') {
     if (body.length === 0) return { ok: true, params: {} };
     let value: unknown;
     try {
-      value = JSON.parse(STRICT_UTF8.decode(body));
+      const text = STRICT_UTF8.decode(body);
+      if (tooManyTokens(text)) return { ok: false, tooLarge: true };
+      value = JSON.parse(text);
     } catch {
-      return { ok: false };
+      return { ok: false, tooLarge: false };
     }
     if (isObject(value)) return { ok: true, params: value };
     return { ok: true, params: { _json: value } };
   }
-  if (kind === 'form') return { ok: true, params: decodeQuery(UTF8.decode(body)) };
+  if (kind === 'form') {
+    const text = UTF8.decode(body);
+    return tooManyPairs(text) ? { ok: false, tooLarge: true } : { ok: true, params: decodeQuery(text) };
+  }
   return { ok: true, params: {} };
 }
 

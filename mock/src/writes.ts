@@ -5,7 +5,7 @@ import type { operations } from '../../generated/types.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { accessLevel, editable, fail, personRow, type Outcome } from './access.ts';
 import { decodeId } from './ids.ts';
-import { ACCESS, isoSeconds, mentionedIds, nestingDepth, nextWeeklyCheckIn } from './rules.ts';
+import { ACCESS, isoSeconds, measureDocument, mentionedIds, nextWeeklyCheckIn } from './rules.ts';
 import type { Principal } from './security.ts';
 import type { ActivityRow, Goal, Project, State, SubscriptionRow } from './state.ts';
 import { goalView, projectView } from './views.ts';
@@ -19,14 +19,31 @@ export type CloseInputs = Omit<RequestBody<'closeGoal'>, 'retrospective' | 'subs
 /** The deepest rich-text document the mock accepts; ProseMirror documents nest a handful of levels. */
 export const MAX_DOCUMENT_DEPTH = 1000;
 
+/**
+ * The longest `success` the real service stores: goals.success is an Ecto `:string` column, which Postgres keeps as
+ * `varchar(255)` (app/priv/repo/migrations/20240509115125_add_success_to_goals.exs), counted in characters. A longer
+ * one makes the goal update raise inside the operation's transaction, which Dispatch answers with its 500.
+ */
+export const MAX_SUCCESS_LENGTH = 255;
+
+/** Characters as Postgres counts them (code points, not UTF-16 units), stopping once past `limit`. */
+function longerThan(text: string, limit: number): boolean {
+  if (text.length <= limit) return false;
+  let count = 0;
+  for (const _ of text) if (++count > limit) return true;
+  return false;
+}
+
 /** A write's discussion: its comment thread, subscription list and subscriptions, built before anything is stored. */
-export type Discussion = { threadId: string; listId: string; subscriptions: SubscriptionRow[]; message: Record<string, unknown>; sendToEveryone: boolean; at: string };
+export type Discussion = { threadId: string; listId: string; subscriptions: SubscriptionRow[]; message: Record<string, unknown>; documentBytes: number; sendToEveryone: boolean; at: string };
 
 /** What a write needs from the store: the state, the clock, new ids, and the commit that keeps its rows. */
 export type WriteContext<E> = {
   state: State;
   now: Date;
   newId: () => string;
+  /** The most a write's rich text may keep (the session's byte budget): a larger document is refused, not stored. */
+  maxDocumentBytes: number;
   commit(discussion: Discussion, activity: ActivityRow, recipients: ReadonlyArray<string>, about: { project_uuid: string | null; goal_uuid: string | null }): E;
 };
 
@@ -40,7 +57,11 @@ function prepareDiscussion(ctx: WriteContext<unknown>, principal: Principal, mes
   if (!isObject(message)) return fail('failed', 'the rich-text value is not a JSON object');
   // The mock stores and re-serializes the document; one nested past MAX_DOCUMENT_DEPTH is refused as a failed
   // operation before anything is stored (the real service's database also fails on absurdly deep JSON).
-  if (nestingDepth(message) > MAX_DOCUMENT_DEPTH) return fail('failed', `the rich-text document nests deeper than ${MAX_DOCUMENT_DEPTH} levels`);
+  const measured = measureDocument(message);
+  if (measured.depth > MAX_DOCUMENT_DEPTH) return fail('failed', `the rich-text document nests deeper than ${MAX_DOCUMENT_DEPTH} levels`);
+  // The mock's own limit, not production's: a session keeps at most its byte budget, so one document larger than
+  // that cannot be kept at all (mock/README.md, "Memory").
+  if (measured.bytes > ctx.maxDocumentBytes) return fail('too_large', `the rich-text document would keep about ${measured.bytes} bytes; a session keeps at most ${ctx.maxDocumentBytes}`);
   const mentioned: string[] = [];
   for (const id of mentionedIds(message)) {
     const decoded = decodeId(id);
@@ -61,7 +82,7 @@ function prepareDiscussion(ctx: WriteContext<unknown>, principal: Principal, mes
   for (const uuid of new Set([...mentioned, ...invited])) {
     subscriptions.push({ id: ctx.newId(), subscription_list_id: listId, person_uuid: uuid, type: invited.includes(uuid) ? 'invited' : 'mentioned', canceled: false });
   }
-  return { ok: true, value: { threadId, listId, subscriptions, message, sendToEveryone, at: isoSeconds(ctx.now) } };
+  return { ok: true, value: { threadId, listId, subscriptions, message, documentBytes: measured.bytes, sendToEveryone, at: isoSeconds(ctx.now) } };
 }
 
 function visibleSubscribers(state: State, subscriptions: ReadonlyArray<SubscriptionRow>, author: string, canSee: (uuid: string) => boolean): string[] {
@@ -106,6 +127,7 @@ export function closeGoal<E>(ctx: WriteContext<E>, principal: Principal, inputs:
   const goal = found.value;
   // The activity content requires `success`; Ecto treats a blank string as missing, so the insert fails.
   if (inputs.success.trim() === '') return fail('failed', 'success is blank');
+  if (longerThan(inputs.success, MAX_SUCCESS_LENGTH)) return fail('failed', `success is longer than ${MAX_SUCCESS_LENGTH} characters (goals.success is varchar(255))`);
   const everyone = inputs.send_notifications_to_everyone ?? false;
   const prepared = prepareDiscussion(ctx, principal, inputs.retrospective, inputs.subscriber_ids ?? [], everyone);
   if (!prepared.ok) return prepared;

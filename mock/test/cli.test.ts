@@ -62,6 +62,29 @@ describe('npm start', () => {
     expect(mock.output().trim()).toBe('error: --self-check must be always, sample, off, got "sometimes"');
   });
 
+  it.each([
+    [['--max-session-bytes', '1000'], 'error: --max-session-bytes must be between 65536 and 4294967296, got 1000'],
+    [['--max-total-bytes', 'lots'], 'error: --max-total-bytes must be a whole number, got "lots"'],
+  ])('exits 2 with one line on a bad byte budget: %s', async (args, line) => {
+    const mock = start(args);
+    expect(await mock.exit).toBe(2);
+    expect(mock.output().trim()).toBe(line);
+  });
+
+  it('keeps a session within --max-session-bytes: a larger document is the mock\'s 507', async () => {
+    const mock = start(['--port', '0', '--max-session-bytes', '65536']);
+    const printed = await mock.ready;
+    const url = /mock listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1];
+    const token = /full_access +(opk_\S+)/.exec(printed)?.[1] ?? '';
+    const project = /paused +(\S+)/.exec(printed)?.[1] ?? '';
+    const message = JSON.stringify({ type: 'doc', content: [{ type: 'text', text: 'x'.repeat(70_000) }] });
+    const response = await fetch(`${url}/api/external/v1/projects/resume`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ project_id: project, message }) });
+    expect(response.status).toBe(507);
+    expect(((await response.json()) as { error: string }).error).toBe('Mock storage limit');
+    mock.child.kill('SIGTERM');
+    expect(await mock.exit).toBe(0);
+  });
+
   it('exits 2 with one line on a bad port', async () => {
     const mock = start(['--port', '70000']);
     expect(await mock.exit).toBe(2);

@@ -311,6 +311,106 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
       await expectRecovery(a.port, resume);
     });
   });
+
+  describe('what Redis may lose, and what a session may keep', () => {
+    const fixtures = seedFixtures();
+    const auth = { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}` };
+    const resume = (message: string, session = 'bytes'): Sent => ({ path: RESUME, headers: { ...auth, 'x-mock-session': session }, body: JSON.stringify({ project_id: fixtures.projects['paused'], message }) });
+
+    it('refuses at start, in one line naming the fix, a Redis whose maxmemory-policy can evict the mock\'s keys', async () => {
+      const own = await startRedis();
+      const { Redis } = await import('ioredis');
+      const admin = new Redis(own.port, '127.0.0.1');
+      try {
+        await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+        const opening = openRedisSessions(own.url, { seed: defaultSeed(), prefix: 'evicting' });
+        await expect(opening).rejects.toThrow(
+          `cannot use Redis at ${own.url}: its maxmemory-policy is allkeys-lru, which lets Redis evict the mock's keys and tear sessions; set it to noeviction (CONFIG SET maxmemory-policy noeviction, or "maxmemory-policy noeviction" in redis.conf)`,
+        );
+        // Nothing was written to it.
+        expect(await admin.keys('evicting:*')).toEqual([]);
+      } finally {
+        await admin.quit();
+        await own.stop();
+      }
+    });
+
+    it('answers 503, never a wrong 200, once the policy is changed to an evicting one while it runs; and 200 again when it is back', async () => {
+      const seed = defaultSeed();
+      const sessions = await open('policy', { seed });
+      const a = await serve({ seed, sessions });
+      const { Redis } = await import('ioredis');
+      const admin = new Redis(redis.port, '127.0.0.1');
+      try {
+        expect((await received(a.port, resume(doc('x'), 'p'))).status).toBe(200);
+        await admin.config('SET', 'maxmemory-policy', 'volatile-lru');
+        // The mock asks again every few seconds; the test asks now rather than wait.
+        await sessions.checkEvictionPolicy();
+        const refused = await received(a.port, resume(doc('y'), 'p'));
+        expect(refused.status).toBe(503);
+        expect(JSON.parse(refused.text)).toEqual({ error: 'Mock store unavailable', message: expect.stringMatching(/^The mock's shared store \(Redis\) is unsafe: its maxmemory-policy is volatile-lru, which lets Redis evict/) });
+        await admin.config('SET', 'maxmemory-policy', 'noeviction');
+        await sessions.checkEvictionPolicy();
+        expect((await received(a.port, resume(doc('z'), 'p'))).status).toBe(200);
+      } finally {
+        await admin.config('SET', 'maxmemory-policy', 'noeviction');
+        await admin.quit();
+      }
+    });
+
+    it('answers a session record that is not its JSON with a 503 that says so (Redis answered), and a reset mends it', async () => {
+      const seed = defaultSeed();
+      const sessions = await open('corrupt', { seed });
+      const a = await serve({ seed, sessions });
+      expect((await received(a.port, resume(doc('x'), 'c'))).status).toBe(200);
+      const { Redis } = await import('ioredis');
+      const admin = new Redis(redis.port, '127.0.0.1');
+      try {
+        await admin.hset('corrupt:session:{c}', 'base', '{"projects": [');
+        const api = await received(a.port, resume(doc('y'), 'c'));
+        const control = await received(a.port, { method: 'GET', path: '/__mock/state', headers: { 'x-mock-session': 'c' } });
+        for (const answer of [api, control]) {
+          expect(answer.status).toBe(503);
+          const body = JSON.parse(answer.text);
+          expect(body.error).toBe('Mock store unavailable');
+          expect(body.message).toMatch(/^The mock's shared store \(Redis\) holds the records of session "c" that is not the mock's JSON \(.+\); Redis itself answered\. Reset that session \(POST \/__mock\/reset with X-Mock-Session: c\) to start it again from the seed\.$/);
+          expect(body.message).not.toMatch(/unreachable/);
+        }
+        expect((await received(a.port, { method: 'POST', path: '/__mock/reset', headers: { 'x-mock-session': 'c' } })).status).toBe(200);
+        expect((await received(a.port, resume(doc('z'), 'c'))).status).toBe(200);
+      } finally {
+        await admin.quit();
+      }
+    });
+
+    it('keeps a session\'s threads within the byte budget in Redis as in memory: the same threads kept, the same 507', async () => {
+      const seed = defaultSeed();
+      const options = { seed, maxSessionBytes: 256 * 1024 };
+      const shared = await serve({ ...options, sessions: await open('budget', { seed, storeOptions: { now: () => new Date(), maxBytes: 256 * 1024 } }) });
+      const memory = await serve({ ...options, seed: structuredClone(seed) });
+      const threads = async (port: number): Promise<string[]> => {
+        for (let i = 0; i < 6; i++) expect((await received(port, resume(doc(String.fromCharCode(97 + i).repeat(100 * 1024))))).status).toBe(200);
+        expect((await received(port, resume(doc('x'.repeat(300 * 1024))))).status).toBe(507);
+        const state: unknown = JSON.parse((await received(port, { method: 'GET', path: '/__mock/state', headers: { 'x-mock-session': 'bytes' } })).text);
+        if (!isObject(state) || !Array.isArray(state['comment_threads'])) throw new Error('no comment threads in the state');
+        return state['comment_threads'].map((t: unknown) => JSON.stringify(isObject(t) ? t['message'] : t).slice(0, 100));
+      };
+      const fromRedis = await threads(shared.port);
+      expect(fromRedis).toEqual(await threads(memory.port));
+      expect(fromRedis.filter((t) => t.includes('"text":"eee') || t.includes('"text":"fff'))).toHaveLength(2);
+      expect(fromRedis.filter((t) => /"text":"(aaa|bbb|ccc|ddd)/.test(t))).toHaveLength(0);
+      const { Redis } = await import('ioredis');
+      const admin = new Redis(redis.port, '127.0.0.1');
+      try {
+        const costs = (await admin.lrange('budget:session:{bytes}:comment_threads:bytes', 0, -1)).map(Number);
+        expect(costs).toHaveLength(await admin.llen('budget:session:{bytes}:comment_threads'));
+        expect(Number(await admin.hget('budget:session:{bytes}', 'tb'))).toBe(costs.reduce((a, b) => a + b, 0));
+        expect(Number(await admin.hget('budget:session:{bytes}', 'tb'))).toBeLessThanOrEqual(256 * 1024);
+      } finally {
+        await admin.quit();
+      }
+    });
+  });
 });
 
 /** Sends the request until it is answered 200 (the mock recovered on its own), for at most 10 s. */

@@ -155,6 +155,8 @@ function richRaw(ctx: FuzzContext) {
     // Deep under a key the mention walk skips: only serializing the stored document meets the depth.
     { weight: 1, arbitrary: deepJson(ctx).map((deep) => `{"type":"doc","content":[],"attrs":${deep}}`) },
     { weight: 1, arbitrary: hugeRaw(ctx).map((huge) => `{"type":"doc","content":[{"type":"text","text":${text(huge)}}]}`) },
+    // Wide rather than long: many small nodes cost far more kept than their JSON text (the session's byte budget).
+    { weight: 1, arbitrary: fc.integer({ min: 1, max: Math.max(1, Math.floor(ctx.hugeLength / 3)) }).map((count) => `{"type":"doc","content":[${Array(count).fill('{}').join(',')}]}`) },
   );
 }
 
@@ -164,6 +166,8 @@ function stringRaw(ctx: FuzzContext) {
     { weight: 2, arbitrary: fc.constantFrom('', ' ', '\t', '\n', 'maybe', 'null', 'YES') },
     { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) },
     { weight: 1, arbitrary: hugeRaw(ctx) },
+    // Around the longest success the real service's column holds (255 characters, counted as code points).
+    { weight: 1, arbitrary: fc.record({ length: fc.integer({ min: 250, max: 260 }), unit: fc.constantFrom('y', '😀', 'é') }).map(({ length, unit }) => unit.repeat(length)) },
   );
 }
 

@@ -11,7 +11,9 @@
 //      crash bodies), never the mock's own "Mock response invalid";
 //   4. no header or body contains a token (`opk_`), and the state never does;
 //   5. a rejected request (any status but 200) and a forced answer (Prefer: code / example) leave GET /__mock/state
-//      byte for byte as it was; an accepted write adds exactly one activity.
+//      byte for byte as it was; an accepted write adds exactly one activity;
+//   6. a body sent as application/json that the real service's parser rejects (invalid UTF-8, a byte-order mark
+//      before the JSON, text that is not JSON) is 400 before anything else looks at the request.
 // Each run starts from the seed: the property's own X-Mock-Session is reset after any change, so the curl line of a
 // failure reproduces it against a fresh `npm start`.
 import { createHash } from 'node:crypto';
@@ -99,6 +101,9 @@ export function createResponseChecker(): ResponseChecker {
       if (response.status !== 400 || mediaType !== 'application/json') problems.push(`a mock control error must be 400 JSON, got ${response.status} ${mediaType}`);
       return problems;
     }
+    if (request.headers['content-type'] === 'application/json' && !parsesAsJason(request.body) && response.status !== 400) {
+      problems.push(`a body the real service cannot parse as JSON got ${response.status}, not 400`);
+    }
     if (isObject(body) && body['error'] === 'Mock response invalid') {
       // The mock's alarm for its own bug: the message names the cause; the body's other faults follow from it.
       problems.push(`the mock reports its own failure (${response.status}): ${String(body['message']).slice(0, 400)}`);
@@ -117,6 +122,18 @@ export function createResponseChecker(): ResponseChecker {
     }
     return problems;
   };
+}
+
+/** Whether Plug's JSON parser (Jason) reads the body: zero bytes is {}, a byte-order mark is an unexpected byte. */
+function parsesAsJason(body: string | Buffer | undefined): boolean {
+  const bytes = body === undefined ? Buffer.alloc(0) : typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  if (bytes.length === 0) return true;
+  try {
+    JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A short name for an answer, for the statistics: the status and the message without its variable part. */

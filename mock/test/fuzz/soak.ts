@@ -6,6 +6,12 @@
 // read from /proc/<pid>/status every second. A warm-up of --warmup-requests requests of the same mix comes first.
 //
 //   node mock/test/fuzz/soak.ts [--duration S (60)] [--warmup-requests N (40000)] [--connections N (20)] [--max-growth MB (32)]
+//   node mock/test/fuzz/soak.ts --large-bodies N
+//
+// --large-bodies N runs the large-body attack instead (mock/README.md, "Memory"): N writes of a 9 MB document each to
+// its own session, N to the default session, N documents of 3,000,000 empty objects, then GET /__mock/state, one
+// client, with the RSS sampled every 100 ms; it fails when an answer is not the one expected (200, 200, 413, 200) or the
+// peak passes the README's bound for the defaults (160 MB + 1.25 × --max-total-bytes + 4 × --body-limit).
 //
 // Prints the RSS at start (idle), after the fill, after the warm-up and at the end. Exits 1 when any request errors
 // or times out, any answer has another status than its request must get, the server writes to stderr or dies, a
@@ -26,7 +32,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { isObject } from '../../../spec/lib/openapi.ts';
-import { DEFAULT_MAX_SESSIONS } from '../../src/sessions.ts';
+import { DEFAULT_BODY_LIMIT } from '../../src/core.ts';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES } from '../../src/sessions.ts';
 import { HISTORY_LIMIT } from '../../src/store.ts';
 import { startArgs } from '../../src/launch.ts';
 
@@ -53,7 +60,14 @@ function fail(message: string): never {
 let values: ReturnType<typeof parse>['values'];
 function parse() {
   return parseArgs({
-    options: { duration: { type: 'string' }, 'warmup-requests': { type: 'string' }, connections: { type: 'string' }, 'max-growth': { type: 'string' }, help: { type: 'boolean' } },
+    options: {
+      duration: { type: 'string' },
+      'warmup-requests': { type: 'string' },
+      connections: { type: 'string' },
+      'max-growth': { type: 'string' },
+      'large-bodies': { type: 'string' },
+      help: { type: 'boolean' },
+    },
     strict: true,
     allowPositionals: false,
   });
@@ -64,7 +78,7 @@ try {
   fail(error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error));
 }
 if (values.help) {
-  process.stdout.write('usage: node mock/test/fuzz/soak.ts [--duration S (60)] [--warmup-requests N (40000)] [--connections N (20)] [--max-growth MB (32)]\n');
+  process.stdout.write('usage: node mock/test/fuzz/soak.ts [--duration S (60)] [--warmup-requests N (40000)] [--connections N (20)] [--max-growth MB (32)]\n       node mock/test/fuzz/soak.ts --large-bodies N\n');
   process.exit(0);
 }
 const positive = (value: string | undefined, name: string, fallback: number): number => {
@@ -76,6 +90,7 @@ const duration = positive(values.duration, '--duration', 60);
 const warmupRequests = positive(values['warmup-requests'], '--warmup-requests', 40_000);
 const connections = positive(values.connections, '--connections', 20);
 const maxGrowthMb = positive(values['max-growth'], '--max-growth', 32);
+const largeBodies = values['large-bodies'] === undefined ? undefined : positive(values['large-bodies'], '--large-bodies', 61);
 
 const cannon: unknown = createRequire(import.meta.url)('autocannon');
 if (!isCannon(cannon)) fail('autocannon is not installed (npm ci)');
@@ -127,6 +142,52 @@ const json = { 'content-type': 'application/json' };
 const bearer = (token: string) => ({ ...json, authorization: `Bearer ${token}` });
 const resume = JSON.stringify({ project_id: paused, message: doc, subscriber_ids: [] });
 const close = JSON.stringify({ goal_id: open, success: 'yes', success_status: 'achieved', retrospective: doc, send_notifications_to_everyone: true });
+// ── the large-body attack (--large-bodies) ───────────────────────────────────────────────────────────────────────
+
+if (largeBodies !== undefined) {
+  const MB = 1024 * 1024;
+  const bound = 160 + (1.25 * DEFAULT_TOTAL_BYTES + 4 * DEFAULT_BODY_LIMIT) / MB;
+  const idleMb = rssMb();
+  let peakMb = idleMb;
+  const sampler = setInterval(() => {
+    if (exited === undefined) peakMb = Math.max(peakMb, rssMb());
+  }, 100);
+  const long = JSON.stringify({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'x'.repeat(9 * MB) }] }] });
+  const wide = `{"type":"doc","content":[${Array(3_000_000).fill('{}').join(',')}]}`;
+  const problems: string[] = [];
+  const attack = async (label: string, message: string, session: (i: number) => string | undefined, expected: number): Promise<void> => {
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < largeBodies; i++) {
+      const name = session(i);
+      const answer = await fetch(`${url}/api/external/v1/projects/resume`, { method: 'POST', headers: { ...bearer(full), ...(name ? { 'x-mock-session': name } : {}) }, body: JSON.stringify({ project_id: paused, message }) });
+      await answer.arrayBuffer();
+      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+    }
+    const shown = [...statuses.entries()].map(([status, n]) => `${status} ×${n}`).join(', ');
+    process.stdout.write(`${label}: ${shown}; RSS ${rssMb().toFixed(0)} MB, peak so far ${peakMb.toFixed(0)} MB\n`);
+    if (statuses.get(expected) !== largeBodies) problems.push(`${label}: ${shown} (expected ${expected} ×${largeBodies})`);
+  };
+  process.stdout.write(`large bodies: ${url} (pid ${pid}); RSS at start ${idleMb.toFixed(0)} MB; bound ${bound.toFixed(0)} MB\n`);
+  await attack(`${largeBodies} × 9 MB document, a session each`, long, (i) => `large-${i}`, 200);
+  await attack(`${largeBodies} × 9 MB document, the default session`, long, () => undefined, 200);
+  await attack(`${largeBodies} × 3,000,000 empty objects`, wide, (i) => `wide-${i}`, 413);
+  const dump = await fetch(`${url}/__mock/state`);
+  const text = await dump.text();
+  if (dump.status !== 200 || !dump.headers.get('content-type')?.startsWith('application/json')) problems.push(`GET /__mock/state answered ${dump.status} ${dump.headers.get('content-type')}`);
+  clearInterval(sampler);
+  peakMb = Math.max(peakMb, rssMb());
+  process.stdout.write(`GET /__mock/state: ${dump.status}, ${(text.length / MB).toFixed(1)} MB; RSS peak ${peakMb.toFixed(0)} MB, end ${rssMb().toFixed(0)} MB (bound ${bound.toFixed(0)} MB)\n`);
+  if (peakMb > bound) problems.push(`RSS peaked at ${peakMb.toFixed(0)} MB, over the documented ${bound.toFixed(0)} MB`);
+  if (stderr) problems.push(`the mock wrote to stderr: ${stderr.slice(0, 300)}`);
+  child.kill('SIGTERM');
+  if (problems.length) {
+    process.stdout.write(`\nFAILED:\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
+    process.exit(1);
+  }
+  process.stdout.write('\nlarge bodies passed\n');
+  process.exit(0);
+}
+
 let rotation = 0;
 /** 300 session names in turn: three times the default --max-sessions, so sessions are created and evicted all run. */
 const rotate = (request: CannonRequest): CannonRequest => ({ ...request, headers: { ...request.headers, 'x-mock-session': `soak-${rotation++ % 300}` } });
