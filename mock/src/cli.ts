@@ -8,6 +8,7 @@ const COMMANDS = {
   contract: 'the contract suite against an implementation URL (exit 0 pass, 1 violation, 2 bad configuration)',
   proxy: 'a validation proxy: forwards live traffic to --target and checks every exchange against the contract',
   docs: 'write the API reference as one self-contained HTML page',
+  diff: 'compare two versions of the contract and grade every change (ERR breaks a client, WARN may, INFO is safe)',
 } as const;
 type Command = keyof typeof COMMANDS;
 
@@ -66,6 +67,9 @@ export async function main(argv: string[]): Promise<void> {
       return;
     case 'docs':
       await (await import('../../docs-site/command.ts')).runDocs(rest);
+      return;
+    case 'diff':
+      await (await import('../../spec/diff/command.ts')).runDiff(rest);
       return;
   }
 }

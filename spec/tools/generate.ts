@@ -87,5 +87,20 @@ for (const [name, content] of files) {
     console.log(`wrote ${path} (${content.length} bytes)`);
   }
 }
+// The spec's info.version is the package's version (spec/README.md, "Versions"): package.json follows it.
+const bundled: unknown = JSON.parse(files.get('openapi.json') ?? '{}');
+const specVersion = isObject(bundled) && isObject(bundled['info']) ? bundled['info']['version'] : undefined;
+const manifestPath = join(root, 'package.json');
+const manifestText = readFileSync(manifestPath, 'utf8');
+const packageVersion: unknown = JSON.parse(manifestText).version;
+if (typeof specVersion === 'string' && packageVersion !== specVersion && generatedFlag < 0) {
+  if (check) {
+    stale++;
+    console.error(`package.json's version ${String(packageVersion)} is not the spec's info.version ${specVersion}. Run \`npm run generate\` (it sets package.json's version from the spec) and commit the result.`);
+  } else {
+    writeFileSync(manifestPath, manifestText.replace(/^(  "version": )"[^"]*"/m, `$1${JSON.stringify(specVersion)}`));
+    console.log(`set package.json's version to ${specVersion} (spec/openapi.yaml info.version)`);
+  }
+}
 if (check && stale === 0) console.log(`${generatedDir} is up to date (${[...files.keys()].join(', ')})`);
 process.exitCode = stale === 0 ? 0 : 1;

@@ -1,0 +1,68 @@
+// The `diff` command: `service-external-api diff <base> <revision> [--format text|json|markdown] [--fail-on
+// ERR|WARN|never]` (npm run diff -- …). Exit 0 when no change is at or above --fail-on, 1 when one is, 2 for bad
+// input with one line naming what and why.
+import { parseArgs } from 'node:util';
+import { DiffInputError, diffDocuments, formatMarkdown, formatText, LEVELS, redoclyEntry, type DiffReport, type Level } from './diff.ts';
+
+export const DIFF_USAGE = `Usage: service-external-api diff <base> <revision> [options]     (in the repository: npm run diff -- …)
+
+Compares two versions of the API contract and grades every change for a client written against <base>:
+  ERR   breaks such a client        WARN  may break one (the message says why)        INFO  safe
+
+<base>, <revision>: an OpenAPI 3.1 document (JSON or YAML; a split root with relative $refs works), or
+git:<ref> for this repository's spec/ at that git ref (git:HEAD~1, git:v0.1.0).
+
+  --format F     text (default: one line per change, grouped by operation), json, markdown
+  --fail-on L    exit 1 when a change is at level L or above: ERR (default), WARN, never
+  --help         show this help
+
+Exit: 0 nothing at or above --fail-on, 1 something is, 2 bad input (one line on stderr).
+JSON: { "base", "revision", "changes": [{ "id", "level", "direction", "operation", "pointer", "message" }],
+        "counts": { "ERR", "WARN", "INFO" } }`;
+
+const FORMATS = ['text', 'json', 'markdown'] as const;
+type Format = (typeof FORMATS)[number];
+const FAIL_ON = ['ERR', 'WARN', 'never'] as const;
+
+function fail(message: string): never {
+  process.stderr.write(`error: ${message}\n`);
+  process.exit(2);
+}
+
+/** Whether the report has a change at or above `failOn`. */
+export function failsOn(report: DiffReport, failOn: Level | 'never'): boolean {
+  if (failOn === 'never') return false;
+  const limit = LEVELS.indexOf(failOn);
+  return report.changes.some((c) => LEVELS.indexOf(c.level) <= limit);
+}
+
+export async function runDiff(argv: string[]): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { format: { type: 'string' }, 'fail-on': { type: 'string' }, help: { type: 'boolean' } }, strict: true, allowPositionals: true });
+  } catch (error) {
+    fail(`${error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)} (see --help)`);
+  }
+  if (parsed.values.help) {
+    process.stdout.write(`${DIFF_USAGE}\n`);
+    return;
+  }
+  const format = parsed.values.format ?? 'text';
+  if (!FORMATS.includes(format as Format)) fail(`--format must be ${FORMATS.join(', ')}, got "${format}"`);
+  const failOn = parsed.values['fail-on'] ?? 'ERR';
+  if (!(FAIL_ON as ReadonlyArray<string>).includes(failOn)) fail(`--fail-on must be ${FAIL_ON.join(', ')}, got "${failOn}"`);
+  const [base, revision, ...extra] = parsed.positionals;
+  if (base === undefined || revision === undefined) fail('diff needs two documents: <base> <revision> (see --help)');
+  if (extra.length > 0) fail(`diff takes two documents, got ${parsed.positionals.length}: ${extra.join(' ')}`);
+  if (!redoclyEntry()) fail('the diff command needs the optional peer @redocly/cli: npm install --save-dev @redocly/cli');
+  let report: DiffReport;
+  try {
+    report = await diffDocuments(base, revision);
+  } catch (error) {
+    if (error instanceof DiffInputError) fail(error.message);
+    throw error;
+  }
+  const out = format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : format === 'markdown' ? formatMarkdown(report) : formatText(report, process.stdout.isTTY === true);
+  process.stdout.write(out);
+  process.exitCode = failsOn(report, failOn as Level | 'never') ? 1 : 0;
+}

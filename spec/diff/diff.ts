@@ -1,0 +1,408 @@
+// The contract through change: compares two OpenAPI 3.1 documents and grades every change by what it does to a
+// client written against the base. The structural comparison, and the rule ids where it has them, are Redocly's
+// (`redocly diff`, a dependency of the package already); what this adds is the level a client reads (ERR breaks a
+// client that follows the old contract, WARN may break one and says why, INFO is safe), the direction (request,
+// response, document), the operation, `git:` refs, and the version policy (`api-version-not-bumped`).
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { isObject } from '../lib/openapi.ts';
+
+export const LEVELS = ['ERR', 'WARN', 'INFO'] as const;
+export type Level = (typeof LEVELS)[number];
+export type Direction = 'request' | 'response' | 'document';
+
+/** One change, as `--format json` prints it (DESIGN.md, "Added in the third round"). */
+export type Change = { id: string; level: Level; direction: Direction; operation: string | null; pointer: string; message: string };
+export type DiffReport = { base: string; revision: string; changes: Change[]; counts: Record<Level, number> };
+
+/** Bad input (a missing file, not OpenAPI, an unknown git ref, a $ref that cannot be resolved): exit 2, one line. */
+export class DiffInputError extends Error {
+  override name = 'DiffInputError';
+}
+
+// ── loading ─────────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** The repository root of this file (spec/diff/ → ../..), or of the compiled file (dist/spec/diff/ → ../../..). */
+function repositoryRoot(): string {
+  const here = dirname(new URL(import.meta.url).pathname);
+  for (const up of ['../..', '../../..']) {
+    const root = resolve(here, up);
+    if (existsSync(join(root, 'spec', 'openapi.yaml')) && existsSync(join(root, '.git'))) return root;
+  }
+  return process.cwd();
+}
+
+function run(file: string, args: ReadonlyArray<string>, options: { cwd?: string; input?: string } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = execFile(file, args, { cwd: options.cwd, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
+      const code = error && typeof error.code === 'number' ? error.code : error ? 1 : 0;
+      done({ code, stdout, stderr });
+    });
+    if (options.input !== undefined) child.stdin?.end(options.input);
+  });
+}
+
+/** The Redocly CLI's entry, from wherever the package's dependencies are installed (an optional peer when installed). */
+export function redoclyEntry(): string | undefined {
+  try {
+    const require = createRequire(import.meta.url);
+    const manifest = require.resolve('@redocly/cli/package.json');
+    const bin: unknown = JSON.parse(readFileSync(manifest, 'utf8')).bin;
+    const relative = typeof bin === 'string' ? bin : isObject(bin) && typeof bin['redocly'] === 'string' ? bin['redocly'] : undefined;
+    return relative ? join(dirname(manifest), relative) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function redocly(args: ReadonlyArray<string>, cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const entry = redoclyEntry();
+  if (!entry) throw new DiffInputError('the diff needs @redocly/cli: npm install --save-dev @redocly/cli');
+  return run(process.execPath, [entry, ...args], cwd === undefined ? {} : { cwd });
+}
+
+/** A document as given: its text on disk (one file, JSON or YAML), ready for Redocly; `cleanup` removes what was made. */
+type Loaded = { file: string; document: Record<string, unknown>; cleanup(): void };
+
+/** `git:<ref>`: this repository's spec/ at that ref, written to a temporary folder (split files and all). */
+async function fromGit(ref: string): Promise<{ file: string; cleanup(): void }> {
+  const root = repositoryRoot();
+  if (!existsSync(join(root, '.git'))) throw new DiffInputError(`git:${ref}: git refs need a git checkout of this repository (none at ${root})`);
+  if (!/^[\w./~^@{}:-]+$/.test(ref) || ref.startsWith('-')) throw new DiffInputError(`git:${ref}: not a git ref`);
+  const verified = await run('git', ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: root });
+  if (verified.code !== 0) throw new DiffInputError(`git:${ref}: unknown git ref in ${root}`);
+  const commit = verified.stdout.trim();
+  const dir = mkdtempSync(join(tmpdir(), 'api-diff-'));
+  // One archive of spec/ at that commit, unpacked: the split files as they were.
+  const archive = await run('sh', ['-c', `git archive --format=tar ${commit} spec | tar -x -C "$1"`, 'sh', dir], { cwd: root });
+  if (archive.code !== 0 || !existsSync(join(dir, 'spec', 'openapi.yaml'))) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new DiffInputError(`git:${ref}: has no spec/openapi.yaml`);
+  }
+  return { file: join(dir, 'spec', 'openapi.yaml'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A document named on the command line, bundled into one JSON document (a split root's relative $refs resolved).
+ * JSON with only local refs is read as it is; anything else goes through `redocly bundle`.
+ */
+export async function loadDocument(given: string): Promise<Loaded> {
+  const made: Array<() => void> = [];
+  const cleanup = (): void => {
+    for (const fn of made.reverse()) fn();
+  };
+  try {
+    let file = given;
+    if (given.startsWith('git:')) {
+      const checkout = await fromGit(given.slice(4));
+      made.push(checkout.cleanup);
+      file = checkout.file;
+    } else if (!existsSync(given)) throw new DiffInputError(`${given}: no such file`);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new DiffInputError(`${given}: cannot be read (${error instanceof Error ? error.message : String(error)})`);
+    }
+    let document: unknown;
+    if (/\.json$/i.test(file) && !/"\$ref"\s*:\s*"(?!#)/.test(text)) {
+      try {
+        document = JSON.parse(text);
+      } catch (error) {
+        throw new DiffInputError(`${given}: not JSON (${error instanceof Error ? error.message : String(error)})`);
+      }
+    } else {
+      const dir = mkdtempSync(join(tmpdir(), 'api-diff-'));
+      made.push(() => rmSync(dir, { recursive: true, force: true }));
+      const out = join(dir, 'bundled.json');
+      const bundled = await redocly(['bundle', resolve(file), '--ext', 'json', '--output', out, '--lint-config', 'off']);
+      const unresolved = /Can't resolve \$ref[^\n]*|Failed to resolve[^\n]*|ENOENT[^\n]*/.exec(`${bundled.stderr}\n${bundled.stdout}`);
+      if (unresolved) throw new DiffInputError(`${given}: a $ref cannot be resolved (${unresolved[0].trim().slice(0, 200)})`);
+      if (bundled.code !== 0 || !existsSync(out)) throw new DiffInputError(`${given}: not an OpenAPI document Redocly can read (${(bundled.stderr.trim().split('\n').at(-1) ?? '').slice(0, 200)})`);
+      document = JSON.parse(readFileSync(out, 'utf8'));
+    }
+    if (!isObject(document) || typeof document['openapi'] !== 'string' || !document['openapi'].startsWith('3.')) throw new DiffInputError(`${given}: not an OpenAPI 3 document (no "openapi: 3.x" at its root)`);
+    const dir = mkdtempSync(join(tmpdir(), 'api-diff-'));
+    made.push(() => rmSync(dir, { recursive: true, force: true }));
+    const out = join(dir, 'document.json');
+    writeFileSync(out, JSON.stringify(document));
+    return { file: out, document, cleanup };
+  } catch (error) {
+    cleanup();
+    throw error;
+  }
+}
+
+// ── Redocly's report ────────────────────────────────────────────────────────────────────────────────────────────
+
+type Verdict = { ruleId: string; impact: string; message: string; location?: { pointer?: string } };
+type RedoclyChange = { path: string; typeName?: string; kind: string; impact: string; property?: string; verdicts: Verdict[]; base?: { pointer?: string; value?: unknown }; revision?: { pointer?: string; value?: unknown } };
+
+function redoclyChanges(report: unknown): RedoclyChange[] {
+  if (!isObject(report) || !Array.isArray(report['changes'])) throw new Error('redocly diff answered no changes list');
+  return report['changes'].filter(isObject).map((c) => ({
+    path: String(c['path'] ?? ''),
+    typeName: typeof c['typeName'] === 'string' ? c['typeName'] : undefined,
+    kind: String(c['kind'] ?? ''),
+    impact: String(c['impact'] ?? ''),
+    property: typeof c['property'] === 'string' ? c['property'] : undefined,
+    verdicts: Array.isArray(c['verdicts']) ? (c['verdicts'].filter(isObject) as unknown as Verdict[]) : [],
+    base: isObject(c['base']) ? (c['base'] as RedoclyChange['base']) : undefined,
+    revision: isObject(c['revision']) ? (c['revision'] as RedoclyChange['revision']) : undefined,
+  }));
+}
+
+// ── grading ─────────────────────────────────────────────────────────────────────────────────────────────────────
+
+const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+const unescape = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/** The operation and direction a change is seen through, from the path Redocly walked to it. */
+function placeOf(path: string, base: Record<string, unknown>, revision: Record<string, unknown>): { operation: string | null; direction: Direction } {
+  const segments = path.replace(/^#\//, '').split('/');
+  let operation: string | null = null;
+  if (segments[0] === 'paths' && segments[1] !== undefined && segments[2] !== undefined && METHODS.has(segments[2])) {
+    const route = unescape(segments[1]);
+    for (const document of [revision, base]) {
+      const paths = document['paths'];
+      const item = isObject(paths) ? paths[route] : undefined;
+      const op = isObject(item) ? item[segments[2]] : undefined;
+      if (isObject(op) && typeof op['operationId'] === 'string') {
+        operation = op['operationId'];
+        break;
+      }
+    }
+  }
+  const direction: Direction = segments.includes('responses') ? 'response' : segments.includes('requestBody') || segments.includes('parameters') ? 'request' : 'document';
+  return { operation, direction };
+}
+
+const DOCUMENTATION = new Set(['description', 'summary', 'example', 'examples', 'title', 'externalDocs', 'tags', 'deprecated', 'contact', 'license', 'termsOfService', 'x-tagGroups']);
+const LOWER_BOUNDS = new Set(['minLength', 'minItems', 'minimum', 'exclusiveMinimum', 'minProperties']);
+const UPPER_BOUNDS = new Set(['maxLength', 'maxItems', 'maximum', 'exclusiveMaximum', 'maxProperties']);
+
+/** Whether a bound moved so that fewer values are valid (undefined: it cannot be told, e.g. a new pattern). */
+function tightened(property: string | undefined, before: unknown, after: unknown): boolean | undefined {
+  if (property === undefined) return undefined;
+  const number = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+  const [a, b] = [number(before), number(after)];
+  if (LOWER_BOUNDS.has(property)) return a === undefined ? b !== undefined : b === undefined ? false : b > a;
+  if (UPPER_BOUNDS.has(property)) return a === undefined ? b !== undefined : b === undefined ? false : b < a;
+  if (property === 'uniqueItems') return after === true;
+  return undefined;
+}
+
+/** The types a schema allows, from `type` (a string or a list). */
+function typesOf(value: unknown): Set<string> {
+  return new Set(typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : []);
+}
+
+type Graded = Omit<Change, 'operation' | 'direction' | 'pointer'>;
+
+/**
+ * One verdict of Redocly's, graded for the direction it was seen in. Redocly rates every rule `major`; where that
+ * hides a risk or overstates one, the level follows what a client written to the base meets (spec/README.md, "The
+ * contract through change", the rule table).
+ */
+function gradeVerdict(verdict: Verdict, change: RedoclyChange, direction: Direction): Graded {
+  const id = verdict.ruleId;
+  const message = verdict.message;
+  const before = change.base?.value;
+  const after = change.revision?.value;
+  switch (id) {
+    case 'enum-values-added':
+      // Redocly reports it for responses only: a value the old client never saw.
+      return { id, level: 'WARN', message: `${message} A client that switches over the old values meets one it does not know.` };
+    case 'required-properties-added':
+      return direction === 'response' ? { id, level: 'INFO', message: `${message} The response now always sends them.` } : { id, level: 'ERR', message };
+    case 'required-properties-removed':
+      return direction === 'request' ? { id, level: 'INFO', message: `${message} Clients may now leave them out.` } : { id, level: 'ERR', message };
+    case 'schema-type-changed': {
+      const [was, now] = [typesOf(before), typesOf(after)];
+      const widened = [...was].every((t) => now.has(t)) && now.size > was.size;
+      const narrowed = [...now].every((t) => was.has(t)) && now.size < was.size;
+      if (direction === 'request' && widened) return { id, level: 'INFO', message: `${message} Requests may now send more.` };
+      if (direction === 'response' && narrowed) return { id, level: 'INFO', message: `${message} Responses send less than before.` };
+      return { id, level: 'ERR', message };
+    }
+    case 'schema-constraint-changed': {
+      const tighter = tightened(change.property, before, after);
+      if (direction === 'request') return tighter === false ? { id, level: 'INFO', message: `${message} Requests may now send more.` } : { id, level: 'ERR', message };
+      if (direction === 'response') return tighter === true ? { id, level: 'INFO', message: `${message} Responses stay within the old bound.` } : { id, level: 'WARN', message: `${message} A client that relies on the old bound may get values outside it.` };
+      return { id, level: 'ERR', message };
+    }
+    default:
+      return { id, level: verdict.impact === 'major' ? 'ERR' : 'INFO', message };
+  }
+}
+
+const kebab = (text: string): string =>
+  text
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .toLowerCase();
+
+/** A change Redocly has no rule for: graded by what changed where. */
+function gradeUnruled(change: RedoclyChange, direction: Direction): Graded {
+  const what = change.typeName ?? 'node';
+  const property = change.property;
+  const where = change.path.replace(/^#/, '');
+  if (property !== undefined && (DOCUMENTATION.has(property) || property.startsWith('x-'))) return { id: 'documentation-changed', level: 'INFO', message: `The ${property} of ${what} ${where} ${change.kind}.` };
+  const before = change.base?.value;
+  const after = change.revision?.value;
+  // Redocly rules only the dangerous direction of these; the other direction is graded here, under the same ids.
+  if (property === 'required' && change.kind === 'modified') {
+    const [was, now] = [new Set(Array.isArray(before) ? before : []), new Set(Array.isArray(after) ? after : [])];
+    const added = [...now].filter((n) => !was.has(n)).map(String);
+    const removed = [...was].filter((n) => !now.has(n)).map(String);
+    if (added.length > 0 && direction !== 'request') return { id: 'required-properties-added', level: 'INFO', message: `Properties at ${where} are now always sent: \`${added.join('`, `')}\`.` };
+    if (removed.length > 0 && direction === 'request') return { id: 'required-properties-removed', level: 'INFO', message: `Inputs at ${where} are no longer required: \`${removed.join('`, `')}\`.` };
+  }
+  if (property !== undefined && (LOWER_BOUNDS.has(property) || UPPER_BOUNDS.has(property))) {
+    const tighter = tightened(property, before, after);
+    const moved = `${property} at ${where} changed from ${JSON.stringify(before) ?? 'none'} to ${JSON.stringify(after) ?? 'none'}.`;
+    if (direction === 'request') return tighter ? { id: 'schema-constraint-changed', level: 'ERR', message: moved } : { id: 'schema-constraint-changed', level: 'INFO', message: `${moved} Requests may now send more.` };
+    if (direction === 'response') return tighter ? { id: 'schema-constraint-changed', level: 'INFO', message: `${moved} Responses stay within the old bound.` } : { id: 'schema-constraint-changed', level: 'WARN', message: `${moved} A client that relies on the old bound may get values outside it.` };
+  }
+  if (property === 'type' && change.kind === 'modified') {
+    const message = `The type at ${where} changed from ${JSON.stringify(before)} to ${JSON.stringify(after)}.`;
+    return gradeVerdict({ ruleId: 'schema-type-changed', impact: 'major', message }, change, direction);
+  }
+  if (what === 'PathItem' && change.kind === 'added') return { id: 'operation-added', level: 'INFO', message: `New operations at ${where}.` };
+  if (what === 'Response' && change.kind === 'added') {
+    const status = where.split('/').at(-1) ?? '';
+    return { id: 'response-added', level: 'WARN', message: `Status ${status} is now documented: a client that handles every documented status needs a branch for it.` };
+  }
+  if (what === 'Operation' && change.kind === 'added') return { id: 'operation-added', level: 'INFO', message: `A new operation at ${where}.` };
+  if (what === 'Schema' && change.kind === 'added' && property === undefined) {
+    const name = where.split('/').at(-1) ?? '';
+    return direction === 'response'
+      ? { id: 'response-property-added', level: 'INFO', message: `Property \`${name}\` was added to the response at ${where}.` }
+      : { id: 'request-property-added', level: 'INFO', message: `Optional property \`${name}\` was added to the request at ${where}.` };
+  }
+  if (property === 'enum' && direction === 'request') return { id: 'request-enum-widened', level: 'INFO', message: `The request enum at ${where} accepts more values.` };
+  if (property === 'default') return { id: 'default-changed', level: 'WARN', message: `The default at ${where} changed: a client that leaves the field out gets another value.` };
+  if (property === 'readOnly' || property === 'writeOnly') return { id: `schema-${kebab(property)}-changed`, level: 'WARN', message: `${property} at ${where} changed: generated clients send or expect the field differently.` };
+  return { id: `${kebab(what)}${property ? `-${kebab(property)}` : ''}-${change.kind}`, level: change.impact === 'major' ? 'ERR' : 'INFO', message: `${what}${property ? ` ${property}` : ''} at ${where} ${change.kind}.` };
+}
+
+// ── versions ────────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** A semver version's numbers (prerelease and build ignored), or undefined. */
+export function semver(text: unknown): [number, number, number] | undefined {
+  if (typeof text !== 'string') return undefined;
+  const match = /^v?(\d+)\.(\d+)\.(\d+)(?:[-+][0-9A-Za-z.+-]*)?$/.exec(text.trim());
+  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
+}
+
+/** Whether `to` is outside `^from` and above it: the bump a breaking change needs (major, or minor for 0.x). */
+export function breakingBump(from: string, to: string): boolean {
+  const [a, b] = [semver(from), semver(to)];
+  if (!a || !b) return false;
+  if (a[0] > 0) return b[0] > a[0];
+  if (a[1] > 0) return b[0] > 0 || b[1] > a[1];
+  return b[0] > 0 || b[1] > 0 || b[2] > a[2];
+}
+
+function infoVersion(document: Record<string, unknown>): string | undefined {
+  const info = document['info'];
+  return isObject(info) && typeof info['version'] === 'string' ? info['version'] : undefined;
+}
+
+// ── the comparison ──────────────────────────────────────────────────────────────────────────────────────────────
+
+const ORDER: Record<Level, number> = { ERR: 0, WARN: 1, INFO: 2 };
+
+/** Compares two loaded documents and grades every change. */
+export async function compareDocuments(base: Loaded, revision: Loaded, names: { base: string; revision: string }): Promise<DiffReport> {
+  const changes: Change[] = [];
+  if (JSON.stringify(base.document) !== JSON.stringify(revision.document)) {
+    const answered = await redocly(['diff', base.file, revision.file, '--format', 'json', '--fail-on', 'none', '--lint-config', 'off']);
+    let report: unknown;
+    try {
+      report = JSON.parse(answered.stdout);
+    } catch {
+      throw new DiffInputError(`redocly diff could not compare them (${(answered.stderr.trim().split('\n').at(-1) ?? '').slice(0, 200)})`);
+    }
+    for (const change of redoclyChanges(report)) {
+      // info.version is graded below, with the version policy.
+      if (change.typeName === 'Info' && change.property === 'version') continue;
+      const place = placeOf(change.path, base.document, revision.document);
+      const pointer = (change.kind === 'removed' ? change.base?.pointer : change.revision?.pointer) ?? change.path;
+      const graded = change.verdicts.length > 0 ? change.verdicts.map((v) => ({ ...gradeVerdict(v, change, place.direction), pointer: v.location?.pointer ?? pointer })) : [{ ...gradeUnruled(change, place.direction), pointer }];
+      for (const g of graded) changes.push({ id: g.id, level: g.level, direction: place.direction, operation: place.operation, pointer: g.pointer, message: g.message });
+    }
+  }
+  const [from, to] = [infoVersion(base.document), infoVersion(revision.document)];
+  if (from !== to) changes.push({ id: 'api-version-changed', level: 'INFO', direction: 'document', operation: null, pointer: '#/info/version', message: `info.version went from ${from ?? '(none)'} to ${to ?? '(none)'}.` });
+  if (changes.some((c) => c.level === 'ERR') && !(from !== undefined && to !== undefined && breakingBump(from, to))) {
+    changes.push({
+      id: 'api-version-not-bumped',
+      level: 'ERR',
+      direction: 'document',
+      operation: null,
+      pointer: '#/info/version',
+      message: `Breaking changes need info.version bumped past ^${from ?? '?'} (${semver(from)?.[0] === 0 ? 'a minor bump for 0.x' : 'a major bump'}), and it is ${to ?? '(none)'}.`,
+    });
+  }
+  changes.sort((a, b) => ORDER[a.level] - ORDER[b.level] || (a.operation ?? '~').localeCompare(b.operation ?? '~') || a.pointer.localeCompare(b.pointer));
+  const counts: Record<Level, number> = { ERR: 0, WARN: 0, INFO: 0 };
+  for (const c of changes) counts[c.level]++;
+  return { base: names.base, revision: names.revision, changes, counts };
+}
+
+/** Loads both documents, compares them, and removes what loading made. */
+export async function diffDocuments(base: string, revision: string): Promise<DiffReport> {
+  const [loadedBase, loadedRevision] = await Promise.allSettled([loadDocument(base), loadDocument(revision)]);
+  try {
+    if (loadedBase.status === 'rejected') throw loadedBase.reason;
+    if (loadedRevision.status === 'rejected') throw loadedRevision.reason;
+    return await compareDocuments(loadedBase.value, loadedRevision.value, { base, revision });
+  } finally {
+    for (const loaded of [loadedBase, loadedRevision]) if (loaded.status === 'fulfilled') loaded.value.cleanup();
+  }
+}
+
+// ── output ──────────────────────────────────────────────────────────────────────────────────────────────────────
+
+const COLOURS: Record<Level, string> = { ERR: '\u001b[31m', WARN: '\u001b[33m', INFO: '\u001b[2m' };
+
+function groups(report: DiffReport): Array<[string, Change[]]> {
+  const byOperation = new Map<string, Change[]>();
+  for (const change of report.changes) {
+    const key = change.operation ?? '(document)';
+    byOperation.set(key, [...(byOperation.get(key) ?? []), change]);
+  }
+  return [...byOperation.entries()];
+}
+
+/** One line per change, grouped by operation; the levels coloured when `colour`. */
+export function formatText(report: DiffReport, colour: boolean): string {
+  const paint = (level: Level): string => (colour ? `${COLOURS[level]}${level}\u001b[0m` : level);
+  const lines = [`${report.base} → ${report.revision}: ${report.counts.ERR} ERR, ${report.counts.WARN} WARN, ${report.counts.INFO} INFO`];
+  if (report.changes.length === 0) lines.push('no changes');
+  for (const [operation, changes] of groups(report)) {
+    lines.push('', operation);
+    for (const c of changes) lines.push(`  ${paint(c.level)}${' '.repeat(5 - c.level.length)}${c.direction.padEnd(9)}${c.id}: ${c.message} (${c.pointer})`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const HEADINGS: Record<Level, string> = { ERR: 'Breaking', WARN: 'May break', INFO: 'Safe' };
+
+/** The changes as markdown: a heading per level (Breaking, May break, Safe), a bullet per change. */
+export function formatMarkdown(report: DiffReport, heading = '###'): string {
+  const out: string[] = [];
+  for (const level of LEVELS) {
+    const changes = report.changes.filter((c) => c.level === level);
+    if (changes.length === 0) continue;
+    out.push(`${heading} ${HEADINGS[level]}`, '');
+    for (const c of changes) out.push(`- ${c.operation ? `\`${c.operation}\`: ` : ''}${c.message.replace(/\s+/g, ' ')} (${c.direction}, \`${c.id}\`)`);
+    out.push('');
+  }
+  return out.length ? `${out.join('\n')}` : '- No change to the contract.\n';
+}
