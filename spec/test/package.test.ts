@@ -73,7 +73,8 @@ describe('the tarball', () => {
   it('holds the compiled package and nothing of the repository around it', () => {
     expect(files).toContain('package.json');
     expect(files).toContain('README.md');
-    for (const file of files) expect(file, file).toMatch(/^(package\.json|README\.md|dist\/.+)$/);
+    expect(files).toContain('CHANGELOG.md');
+    for (const file of files) expect(file, file).toMatch(/^(package\.json|README\.md|CHANGELOG\.md|dist\/.+)$/);
     expect(files.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts')), 'no TypeScript sources: Node never strips types under node_modules').toEqual([]);
     // The contract suite's own files (contract-tests/tests/) ship: `service-external-api contract` runs them.
     expect(files.filter((f) => /\/(test|bench|fuzz|results)\//.test(f) || /(^|\/)\.ci\//.test(f))).toEqual([]);
@@ -284,6 +285,36 @@ export const wrong = () => api.closeGoal({ goal_id: 'g', success: 'yes', retrosp
     for (const id of operationIds) expect(html).toContain(id);
     expect(html).not.toMatch(/<script[^>]+src="https?:/);
   }, 60_000);
+});
+
+describe('npx service-external-api diff in the consumer project', () => {
+  it('without the optional peer @redocly/cli, exits 2 with one line giving the install command', async () => {
+    const result = await run('npx', ['--no-install', 'service-external-api', 'diff', 'a.json', 'b.json'], { cwd: consumer });
+    expect(result.status, explain(result)).toBe(2);
+    expect(result.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'))).toEqual(['error: the diff command needs the optional peer @redocly/cli: npm install --save-dev @redocly/cli']);
+  }, 60_000);
+
+  it('with the peer installed, grades a breaking edit of the shipped spec ERR (exit 1) and the spec against itself as no change', async () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'node_modules', '@redocly', 'cli', 'package.json'), 'utf8')) as { version: string };
+    const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `@redocly/cli@${manifest.version}`], { cwd: consumer, timeout: 240_000 });
+    expect(install.status, explain(install)).toBe(0);
+    const shipped = join(consumer, 'node_modules', 'service-external-api', 'dist', 'generated', 'openapi.json');
+    const document = JSON.parse(readFileSync(shipped, 'utf8')) as { components: { schemas: Record<string, { properties: Record<string, unknown>; required: string[] }> } };
+    const project = document.components.schemas['Project'];
+    if (!project) throw new Error('no Project schema in the shipped spec');
+    delete project.properties['name'];
+    project.required = project.required.filter((name) => name !== 'name');
+    writeFileSync(join(consumer, 'next.json'), JSON.stringify(document));
+    const breaking = await run('npx', ['--no-install', 'service-external-api', 'diff', shipped, 'next.json', '--format', 'json'], { cwd: consumer, timeout: 60_000 });
+    expect(breaking.status, explain(breaking)).toBe(1);
+    const report = JSON.parse(breaking.stdout) as { changes: Array<{ id: string; level: string; operation: string | null }>; counts: Record<string, number> };
+    expect(report.changes).toContainEqual(expect.objectContaining({ id: 'property-removed', level: 'ERR', operation: 'resumeProject' }));
+    expect(report.changes.map((c) => c.id)).toContain('api-version-not-bumped');
+    const same = await run('npx', ['--no-install', 'service-external-api', 'diff', shipped, shipped], { cwd: consumer, timeout: 60_000 });
+    expect(same.status, explain(same)).toBe(0);
+    expect(same.stdout).toContain('no changes');
+    expect(readFileSync(join(consumer, 'node_modules', 'service-external-api', 'CHANGELOG.md'), 'utf8')).toMatch(/^## \d+\.\d+\.\d+ - \d{4}-\d{2}-\d{2}$/m);
+  }, 320_000);
 });
 
 describe('the Node.js check every entry point makes first', () => {
