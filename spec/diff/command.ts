@@ -2,7 +2,7 @@
 // ERR|WARN|never]` (npm run diff -- …). Exit 0 when no change is at or above --fail-on, 1 when one is, 2 for bad
 // input with one line naming what and why.
 import { parseArgs } from 'node:util';
-import { DiffInputError, diffDocuments, formatMarkdown, formatText, LEVELS, redoclyEntry, type DiffReport, type Level } from './diff.ts';
+import { DiffInputError, diffDocuments, formatMarkdown, formatText, LEVELS, loadDocument, redoclyEntry, withChanges, type DiffReport, type Level } from './diff.ts';
 
 export const DIFF_USAGE = `Usage: service-external-api diff <base> <revision> [options]     (in the repository: npm run diff -- …)
 
@@ -14,6 +14,9 @@ git:<ref> for this repository's spec/ at that git ref (git:HEAD~1, git:v0.1.0).
 
   --format F     text (default: one line per change, grouped by operation), json, markdown
   --fail-on L    exit 1 when a change is at level L or above: ERR (default), WARN, never
+  --behaviour    (git refs only) also run the mock's behaviour table against the mock of each ref and report every
+                 case whose status, body or state effect changed (ids behaviour-…), then run the contract suite of
+                 <base> against the mock of <revision> and print, on stderr, where it disagrees with the ERR changes
   --help         show this help
 
 Exit: 0 nothing at or above --fail-on, 1 something is, 2 bad input (one line on stderr).
@@ -39,7 +42,7 @@ export function failsOn(report: DiffReport, failOn: Level | 'never'): boolean {
 export async function runDiff(argv: string[]): Promise<void> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { format: { type: 'string' }, 'fail-on': { type: 'string' }, help: { type: 'boolean' } }, strict: true, allowPositionals: true });
+    parsed = parseArgs({ args: argv, options: { format: { type: 'string' }, 'fail-on': { type: 'string' }, behaviour: { type: 'boolean' }, help: { type: 'boolean' } }, strict: true, allowPositionals: true });
   } catch (error) {
     fail(`${error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)} (see --help)`);
   }
@@ -54,10 +57,19 @@ export async function runDiff(argv: string[]): Promise<void> {
   const [base, revision, ...extra] = parsed.positionals;
   if (base === undefined || revision === undefined) fail('diff needs two documents: <base> <revision> (see --help)');
   if (extra.length > 0) fail(`diff takes two documents, got ${parsed.positionals.length}: ${extra.join(' ')}`);
+  if (parsed.values.behaviour && !(base.startsWith('git:') && revision.startsWith('git:'))) fail('--behaviour compares the mocks of two git refs: give git:<ref> for both');
   if (!redoclyEntry()) fail('the diff command needs the optional peer @redocly/cli: npm install --save-dev @redocly/cli');
   let report: DiffReport;
   try {
     report = await diffDocuments(base, revision);
+    if (parsed.values.behaviour) {
+      const loaded = await loadDocument(revision);
+      loaded.cleanup();
+      const { behaviourDiff } = await import('./behaviour.ts');
+      const found = await behaviourDiff(base.slice(4), revision.slice(4), loaded.document, report.changes);
+      report = withChanges(report, [...report.changes, ...found.changes]);
+      for (const note of found.notes) process.stderr.write(`behaviour: ${note}\n`);
+    }
   } catch (error) {
     if (error instanceof DiffInputError) fail(error.message);
     throw error;

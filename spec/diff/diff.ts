@@ -349,10 +349,15 @@ export async function compareDocuments(base: Loaded, revision: Loaded, names: { 
       message: `Breaking changes need info.version bumped past ^${from ?? '?'} (${semver(from)?.[0] === 0 ? 'a minor bump for 0.x' : 'a major bump'}), and it is ${to ?? '(none)'}.`,
     });
   }
-  changes.sort((a, b) => ORDER[a.level] - ORDER[b.level] || (a.operation ?? '~').localeCompare(b.operation ?? '~') || a.pointer.localeCompare(b.pointer));
+  return withChanges({ base: names.base, revision: names.revision, changes: [], counts: { ERR: 0, WARN: 0, INFO: 0 } }, changes);
+}
+
+/** The report with these changes, sorted (level, then operation, then pointer) and counted. */
+export function withChanges(report: DiffReport, changes: ReadonlyArray<Change>): DiffReport {
+  const sorted = [...changes].sort((a, b) => ORDER[a.level] - ORDER[b.level] || (a.operation ?? '~').localeCompare(b.operation ?? '~') || a.pointer.localeCompare(b.pointer));
   const counts: Record<Level, number> = { ERR: 0, WARN: 0, INFO: 0 };
-  for (const c of changes) counts[c.level]++;
-  return { base: names.base, revision: names.revision, changes, counts };
+  for (const c of sorted) counts[c.level]++;
+  return { base: report.base, revision: report.revision, changes: sorted, counts };
 }
 
 /** Loads both documents, compares them, and removes what loading made. */

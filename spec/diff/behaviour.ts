@@ -1,0 +1,151 @@
+// `diff --behaviour`: the behaviour behind the document. For two git refs, each checked out in a temporary worktree,
+// the mock's behaviour table runs against the mock of that ref (behaviour-runner.ts) and every case whose status, body
+// or state effect changed is a change under `behaviour-…` (ERR where a status, a content type or an error body a
+// client reads changed; WARN otherwise). Then the contract suite of the base runs against the mock of the revision:
+// a client written to the old contract is exactly what that suite is. Every ERR change should make it fail and every
+// failure should trace to an ERR change; the disagreements are printed, as bugs in one or the other.
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isObject } from '../lib/openapi.ts';
+import { DiffInputError, type Change } from './diff.ts';
+import type { CaseResult } from './behaviour-runner.ts';
+
+type Ran = { code: number; stdout: string; stderr: string };
+
+function run(file: string, args: ReadonlyArray<string>, cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Ran> {
+  return new Promise((done) => {
+    execFile(file, args, { cwd, env, maxBuffer: 512 * 1024 * 1024, encoding: 'utf8', timeout: 600_000 }, (error, stdout, stderr) => {
+      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** The repository this file is in (spec/diff → ../..); `git:` refs are refs of it. */
+const ROOT = resolve(HERE, '..', '..');
+
+/** A worktree of `ref` in a temporary folder, sharing this checkout's node_modules; `remove` takes it away. */
+async function worktree(ref: string): Promise<{ dir: string; commit: string; remove(): Promise<void> }> {
+  if (!existsSync(join(ROOT, '.git'))) throw new DiffInputError(`git:${ref}: --behaviour needs a git checkout of this repository`);
+  const verified = await run('git', ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], ROOT);
+  if (verified.code !== 0) throw new DiffInputError(`git:${ref}: unknown git ref in ${ROOT}`);
+  const commit = verified.stdout.trim();
+  const dir = join(mkdtempSync(join(tmpdir(), 'api-behaviour-')), 'checkout');
+  const added = await run('git', ['worktree', 'add', '--detach', '--quiet', dir, commit], ROOT);
+  if (added.code !== 0) throw new DiffInputError(`git:${ref}: cannot check it out (${added.stderr.trim().split('\n')[0] ?? ''})`);
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  return {
+    dir,
+    commit,
+    remove: async () => {
+      await run('git', ['worktree', 'remove', '--force', dir], ROOT);
+      rmSync(dirname(dir), { recursive: true, force: true });
+    },
+  };
+}
+
+async function behaviourOf(dir: string, ref: string): Promise<CaseResult[]> {
+  const runner = join(HERE, `behaviour-runner${fileURLToPath(import.meta.url).endsWith('.ts') ? '.ts' : '.js'}`);
+  const ran = await run(process.execPath, [runner, dir], dir);
+  if (ran.code !== 0) throw new DiffInputError(`git:${ref}: its mock's behaviour table did not run (${(ran.stderr.trim().split('\n').find((l) => /Error|error/.test(l)) ?? ran.stderr.trim().split('\n')[0] ?? '').slice(0, 200)})`);
+  return JSON.parse(ran.stdout) as CaseResult[];
+}
+
+/** The operation a case is about: the one whose path it posts to first. */
+function operationOf(result: CaseResult, document: Record<string, unknown>): string | null {
+  const paths = isObject(document['paths']) ? document['paths'] : {};
+  for (const path of result.paths) {
+    const item = paths[path.split('?')[0] ?? ''];
+    const post = isObject(item) ? item['post'] : undefined;
+    if (isObject(post) && typeof post['operationId'] === 'string') return post['operationId'];
+  }
+  return null;
+}
+
+/** The changes between two runs of the behaviour table, case by case. */
+export function compareBehaviour(base: ReadonlyArray<CaseResult>, revision: ReadonlyArray<CaseResult>, document: Record<string, unknown>): Change[] {
+  const changes: Change[] = [];
+  const before = new Map(base.map((r) => [r.name, r]));
+  const pointer = (name: string): string => `#/x-behaviour/${encodeURIComponent(name).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  for (const now of revision) {
+    const was = before.get(now.name);
+    const operation = operationOf(now, document);
+    if (!was) {
+      changes.push({ id: 'behaviour-case-added', level: 'INFO', direction: 'response', operation, pointer: pointer(now.name), message: `A new behaviour case: ${now.name}.` });
+      continue;
+    }
+    before.delete(now.name);
+    for (let i = 0; i < Math.max(was.answers.length, now.answers.length); i++) {
+      const [a, b] = [was.answers[i], now.answers[i]];
+      if (!a || !b) continue;
+      const where = `${now.name}, request ${i + 1} (${now.paths[i] ?? '?'})`;
+      if (a.status !== b.status) changes.push({ id: 'behaviour-status-changed', level: 'ERR', direction: 'response', operation, pointer: pointer(now.name), message: `${where}: answered ${b.status}, was ${a.status}.` });
+      else if (a.contentType !== b.contentType) changes.push({ id: 'behaviour-content-type-changed', level: 'ERR', direction: 'response', operation, pointer: pointer(now.name), message: `${where}: Content-Type ${b.contentType ?? '(none)'}, was ${a.contentType ?? '(none)'}.` });
+      else if (a.text !== b.text) {
+        const error = a.status >= 400;
+        changes.push({
+          id: error ? 'behaviour-error-body-changed' : 'behaviour-body-changed',
+          level: error ? 'ERR' : 'WARN',
+          direction: 'response',
+          operation,
+          pointer: pointer(now.name),
+          message: `${where}: the ${a.status} body changed${error ? ` from ${JSON.stringify(a.text.slice(0, 120))} to ${JSON.stringify(b.text.slice(0, 120))}` : ' (a client reading the same fields may see other values)'}.`,
+        });
+      }
+    }
+    if (was.state !== now.state) changes.push({ id: 'behaviour-state-changed', level: 'WARN', direction: 'response', operation, pointer: pointer(now.name), message: `${now.name}: the state it leaves differs (what a later read sees changed).` });
+  }
+  for (const gone of before.values()) changes.push({ id: 'behaviour-case-removed', level: 'INFO', direction: 'response', operation: operationOf(gone, document), pointer: pointer(gone.name), message: `The behaviour case is gone: ${gone.name}.` });
+  return changes;
+}
+
+/** The contract suite of `suite` (a checkout) against the mock of `mock` (another): exit code and failed tests. */
+async function suiteAgainst(suite: string, mock: string): Promise<{ code: number; failed: string[]; summary: string }> {
+  const child = spawn(process.execPath, [join(mock, 'mock', 'src', 'main.ts'), '--port', '0'], { cwd: mock, env: { ...process.env, PORT: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let printed = '';
+  child.stdout.on('data', (d: Buffer) => (printed += d.toString()));
+  try {
+    const deadline = Date.now() + 20_000;
+    while (!/^port: \d+/m.test(printed)) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new DiffInputError(`the revision's mock did not start: ${printed.slice(0, 200)}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const port = /^port: (\d+)/m.exec(printed)?.[1];
+    const report = join(mkdtempSync(join(tmpdir(), 'api-behaviour-junit-')), 'junit.xml');
+    const env = { ...process.env, CONTRACT_BASE_URL: '', CONTRACT_TOKEN: '', CONTRACT_REPORT: '' };
+    const ran = await run(process.execPath, [join(suite, 'mock', 'src', 'bin.cjs'), 'contract', '--base-url', `http://127.0.0.1:${port}`, '--report', report], suite, env);
+    const xml = existsSync(report) ? readFileSync(report, 'utf8') : '';
+    rmSync(dirname(report), { recursive: true, force: true });
+    const failed = [...xml.matchAll(/<testcase[^>]*name="([^"]*)"[^>]*>\s*<failure/g)].map((m) => (m[1] ?? '').replace(/&quot;/g, '"').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'));
+    const summary = ran.stdout.trim().split('\n').filter((l) => /passed.*failed/.test(l)).at(-1) ?? `exit ${ran.code}`;
+    return { code: ran.code, failed, summary };
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+/** The behaviour changes between two git refs, and the lines saying where the base's contract suite disagrees. */
+export async function behaviourDiff(baseRef: string, revisionRef: string, revisionDocument: Record<string, unknown>, documentChanges: ReadonlyArray<Change>): Promise<{ changes: Change[]; notes: string[] }> {
+  const base = await worktree(baseRef);
+  try {
+    const revision = await worktree(revisionRef);
+    try {
+      const [before, after] = await Promise.all([behaviourOf(base.dir, baseRef), behaviourOf(revision.dir, revisionRef)]);
+      const changes = compareBehaviour(before, after, revisionDocument);
+      const suite = await suiteAgainst(base.dir, revision.dir);
+      const notes = [`the contract suite of ${baseRef} against the mock of ${revisionRef}: ${suite.summary}`];
+      const breaking = [...documentChanges, ...changes].filter((c) => c.level === 'ERR' && c.id !== 'api-version-not-bumped');
+      if (breaking.length > 0 && suite.failed.length === 0 && suite.code === 0) notes.push(`disagreement: ${breaking.length} ERR change(s) that no check of the base's suite noticed: ${[...new Set(breaking.map((c) => c.id))].join(', ')}`);
+      if (breaking.length === 0) for (const name of suite.failed) notes.push(`disagreement: the base's suite fails with no ERR change to explain it: ${name}`);
+      if (breaking.length > 0) for (const name of suite.failed) notes.push(`fails, as the ERR changes predict: ${name}`);
+      return { changes, notes };
+    } finally {
+      await revision.remove();
+    }
+  } finally {
+    await base.remove();
+  }
+}
