@@ -55,5 +55,5 @@ for (const [i, behaviour] of behaviourTable(seedFixtures()).entries()) {
   });
 }
 server.close();
-process.stdout.write(JSON.stringify(results));
-process.exit(0);
+// Exit once the whole JSON is written: a pipe takes it in pieces.
+process.stdout.write(JSON.stringify(results), () => process.exit(0));

@@ -115,7 +115,8 @@ async function suiteAgainst(suite: string, mock: string): Promise<{ code: number
     }
     const port = /^port: (\d+)/m.exec(printed)?.[1];
     const report = join(mkdtempSync(join(tmpdir(), 'api-behaviour-junit-')), 'junit.xml');
-    const env = { ...process.env, CONTRACT_BASE_URL: '', CONTRACT_TOKEN: '', CONTRACT_REPORT: '' };
+    // The suite reads everything else from the mock's fixtures: none of the caller's CONTRACT_ variables.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CONTRACT_')));
     const ran = await run(process.execPath, [join(suite, 'mock', 'src', 'bin.cjs'), 'contract', '--base-url', `http://127.0.0.1:${port}`, '--report', report], suite, env);
     const xml = existsSync(report) ? readFileSync(report, 'utf8') : '';
     rmSync(dirname(report), { recursive: true, force: true });
