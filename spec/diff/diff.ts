@@ -180,6 +180,70 @@ function placeOf(path: string, base: Record<string, unknown>, revision: Record<s
   return { operation, direction };
 }
 
+/** Rules Redocly applies in one direction only: the direction a change is reported in, whatever path found it. */
+const RULE_DIRECTION: Record<string, Direction> = {
+  'enum-values-removed': 'request',
+  'required-properties-added': 'request',
+  'request-body-removed': 'request',
+  'request-body-became-required': 'request',
+  'parameter-removed': 'request',
+  'parameter-became-required': 'request',
+  'parameter-serialization-changed': 'request',
+  'enum-values-added': 'response',
+  'required-properties-removed': 'response',
+  'response-removed': 'response',
+  'response-header-removed': 'response',
+};
+
+type Usage = Map<string, Record<'request' | 'response', string[]>>;
+
+/** Which operations reach each component schema from their request body or parameters, and from their responses. */
+function schemaUsage(document: Record<string, unknown>): Usage {
+  const usage: Usage = new Map();
+  const schemas = isObject(document['components']) && isObject(document['components']['schemas']) ? document['components']['schemas'] : {};
+  const reach = (node: unknown, found: Set<string>): void => {
+    const stack: unknown[] = [node];
+    while (stack.length > 0) {
+      const item = stack.pop();
+      if (Array.isArray(item)) stack.push(...item);
+      else if (isObject(item)) {
+        const ref = item['$ref'];
+        const name = typeof ref === 'string' && ref.startsWith('#/components/schemas/') ? unescape(ref.slice('#/components/schemas/'.length)) : undefined;
+        if (name !== undefined && !found.has(name)) {
+          found.add(name);
+          stack.push(schemas[name]);
+        }
+        for (const [key, value] of Object.entries(item)) if (key !== '$ref' && key !== 'examples' && key !== 'example') stack.push(value);
+      }
+    }
+  };
+  const paths = isObject(document['paths']) ? document['paths'] : {};
+  for (const item of Object.values(paths)) {
+    if (!isObject(item)) continue;
+    for (const [method, operation] of Object.entries(item)) {
+      if (!METHODS.has(method) || !isObject(operation) || typeof operation['operationId'] !== 'string') continue;
+      for (const [direction, parts] of [['request', [operation['requestBody'], operation['parameters']]], ['response', [operation['responses']]]] as const) {
+        const found = new Set<string>();
+        reach(parts, found);
+        for (const name of found) {
+          const entry = usage.get(name) ?? { request: [], response: [] };
+          entry[direction].push(operation['operationId']);
+          usage.set(name, entry);
+        }
+      }
+    }
+  }
+  return usage;
+}
+
+/** The operation a change to a component schema is seen by in that direction (the first in the document). */
+function operationFor(pointer: string, direction: Direction, usage: Usage, fallback: string | null): string | null {
+  const name = /^#\/components\/schemas\/([^/]+)/.exec(pointer)?.[1];
+  if (name === undefined || direction === 'document') return fallback;
+  const users = usage.get(unescape(name))?.[direction] ?? [];
+  return fallback !== null && users.includes(fallback) ? fallback : (users[0] ?? fallback);
+}
+
 const DOCUMENTATION = new Set(['description', 'summary', 'example', 'examples', 'title', 'externalDocs', 'tags', 'deprecated', 'contact', 'license', 'termsOfService', 'x-tagGroups']);
 const LOWER_BOUNDS = new Set(['minLength', 'minItems', 'minimum', 'exclusiveMinimum', 'minProperties']);
 const UPPER_BOUNDS = new Set(['maxLength', 'maxItems', 'maximum', 'exclusiveMaximum', 'maxProperties']);
@@ -250,8 +314,11 @@ const kebab = (text: string): string =>
 function gradeUnruled(change: RedoclyChange, direction: Direction): Graded {
   const what = change.typeName ?? 'node';
   const property = change.property;
-  const where = change.path.replace(/^#/, '');
-  if (property !== undefined && (DOCUMENTATION.has(property) || property.startsWith('x-'))) return { id: 'documentation-changed', level: 'INFO', message: `The ${property} of ${what} ${where} ${change.kind}.` };
+  // Where it is in the document (not the path Redocly walked to it through every $ref).
+  const located = (change.kind === 'removed' ? change.base?.pointer : change.revision?.pointer) ?? change.path;
+  const where = (property !== undefined && located.endsWith(`/${property}`) ? located.slice(0, -property.length - 1) : located).replace(/^#/, '') || '/';
+  const did = change.kind === 'modified' ? 'changed' : change.kind === 'added' ? 'was added' : change.kind === 'removed' ? 'was removed' : change.kind;
+  if (property !== undefined && (DOCUMENTATION.has(property) || property.startsWith('x-'))) return { id: 'documentation-changed', level: 'INFO', message: `The ${property} at ${where} ${did}.` };
   const before = change.base?.value;
   const after = change.revision?.value;
   // Redocly rules only the dangerous direction of these; the other direction is graded here, under the same ids.
@@ -287,7 +354,7 @@ function gradeUnruled(change: RedoclyChange, direction: Direction): Graded {
   if (property === 'enum' && direction === 'request') return { id: 'request-enum-widened', level: 'INFO', message: `The request enum at ${where} accepts more values.` };
   if (property === 'default') return { id: 'default-changed', level: 'WARN', message: `The default at ${where} changed: a client that leaves the field out gets another value.` };
   if (property === 'readOnly' || property === 'writeOnly') return { id: `schema-${kebab(property)}-changed`, level: 'WARN', message: `${property} at ${where} changed: generated clients send or expect the field differently.` };
-  return { id: `${kebab(what)}${property ? `-${kebab(property)}` : ''}-${change.kind}`, level: change.impact === 'major' ? 'ERR' : 'INFO', message: `${what}${property ? ` ${property}` : ''} at ${where} ${change.kind}.` };
+  return { id: `${kebab(what)}${property ? `-${kebab(property)}` : ''}-${change.kind}`, level: change.impact === 'major' ? 'ERR' : 'INFO', message: `${what}${property ? ` ${property}` : ''} at ${where} ${did}.` };
 }
 
 // ── versions ────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -328,13 +395,21 @@ export async function compareDocuments(base: Loaded, revision: Loaded, names: { 
     } catch {
       throw new DiffInputError(`redocly diff could not compare them (${(answered.stderr.trim().split('\n').at(-1) ?? '').slice(0, 200)})`);
     }
+    const usage = schemaUsage(revision.document);
+    const usedBefore = schemaUsage(base.document);
     for (const change of redoclyChanges(report)) {
       // info.version is graded below, with the version policy.
       if (change.typeName === 'Info' && change.property === 'version') continue;
       const place = placeOf(change.path, base.document, revision.document);
       const pointer = (change.kind === 'removed' ? change.base?.pointer : change.revision?.pointer) ?? change.path;
-      const graded = change.verdicts.length > 0 ? change.verdicts.map((v) => ({ ...gradeVerdict(v, change, place.direction), pointer: v.location?.pointer ?? pointer })) : [{ ...gradeUnruled(change, place.direction), pointer }];
-      for (const g of graded) changes.push({ id: g.id, level: g.level, direction: place.direction, operation: place.operation, pointer: g.pointer, message: g.message });
+      for (const verdict of change.verdicts.length > 0 ? change.verdicts : [undefined]) {
+        // A shared schema is found through whichever operation Redocly walked first: a one-directional rule is
+        // reported in its own direction, for an operation that uses the schema that way.
+        const direction = verdict ? (RULE_DIRECTION[verdict.ruleId] ?? place.direction) : place.direction;
+        const graded = verdict ? { ...gradeVerdict(verdict, change, direction), pointer: verdict.location?.pointer ?? pointer } : { ...gradeUnruled(change, direction), pointer };
+        const operation = operationFor(graded.pointer, direction, change.kind === 'removed' ? usedBefore : usage, place.operation);
+        changes.push({ id: graded.id, level: graded.level, direction, operation, pointer: graded.pointer, message: graded.message });
+      }
     }
   }
   const [from, to] = [infoVersion(base.document), infoVersion(revision.document)];

@@ -156,6 +156,19 @@ describe.concurrent('every kind of change, on a minimal pair, at the level a cli
   });
 });
 
+describe("on this package's own spec, a shared schema is reported in the direction and for the operation that meets it", () => {
+  it.each([
+    ['SuccessStatus narrowed (close sends it)', (d: Json) => (d['components'].schemas.SuccessStatus.enum = ['achieved']), 'enum-values-removed', 'ERR', 'request', 'closeGoal'],
+    ['SuccessStatus widened (both answer it)', (d: Json) => d['components'].schemas.SuccessStatus.enum.push('partial'), 'enum-values-added', 'WARN', 'response', 'resumeProject'],
+  ])('%s', async (_what, edit, id, level, direction, operation) => {
+    const dir = mkdtempSync(join(tmpdir(), 'diff-own-'));
+    const document = JSON.parse(readFileSync(join(ROOT, 'generated', 'openapi.json'), 'utf8')) as Json;
+    edit(document);
+    const report = await diffDocuments(join(ROOT, 'generated', 'openapi.json'), write(dir, 'edited.json', document));
+    expect(report.changes).toContainEqual(expect.objectContaining({ id, level, direction, operation }));
+  });
+});
+
 describe('the version policy', () => {
   it.each([
     ['1.0.0', '2.0.0', true],
