@@ -24,6 +24,7 @@ export const RULES = {
   state: 'A 200 keeps the state rules (REFERENCE.md decision 3; domain-and-shapes.md §3)',
   caller: 'A 200 that names who wrote names the caller (the --tokens file’s people)',
   timeout: 'The target answers within --timeout',
+  size: 'The answer is small enough for the proxy to check (--max-body-bytes; an operation’s documented answers are a few KB)',
 } as const;
 export type Rule = keyof typeof RULES;
 export const RULE_ORDER: ReadonlyArray<Rule> = Object.keys(RULES).filter((k): k is Rule => Object.hasOwn(RULES, k));

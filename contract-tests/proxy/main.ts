@@ -8,7 +8,8 @@ import { parseArgs } from 'node:util';
 import { RULES } from './check.ts';
 import { parseFixtures, TokenKnowledge } from './knowledge.ts';
 import { DEFAULT_CAPACITY } from './log.ts';
-import { createValidationProxy, DEFAULT_TIMEOUT_MS, VIOLATIONS_HEADER } from './server.ts';
+import { createValidationProxy, DEFAULT_MAX_BODY, DEFAULT_TIMEOUT_MS, VIOLATIONS_HEADER } from './server.ts';
+import { isHostName, listenHosts } from '../../mock/src/hosts.ts';
 import { optionErrors, type OptionErrors } from '../../mock/src/options.ts';
 
 export const DEFAULT_PORT = 4020;
@@ -21,10 +22,14 @@ that breaks the contract gets the header ${VIOLATIONS_HEADER}: <count>.
   --target URL        the server to check (required), e.g. https://staging.example.com or http://127.0.0.1:4010
   --port N            port to listen on (default ${DEFAULT_PORT}); 0 picks a free port
   --host H            address to bind (default 127.0.0.1)
+  --allowed-host H    also answer requests whose Host is H (repeatable; a name with or without :port); any other Host
+                      than the address it listens on gets 421, so a DNS-rebinding page cannot use the proxy
   --tokens FILE       JSON persona → token ({"full_access": "opk_…", "read_only": "opk_…", …}), or the mock's
                       GET /__mock/fixtures document (tokens, records, people): adds the persona rules
   --report FILE       write a JUnit XML report (one test case per operation and rule) there on exit
   --max-violations N  exchanges with violations kept for GET /__proxy/violations (default ${DEFAULT_CAPACITY}; the oldest go first)
+  --max-body-bytes N  the largest request or answer body held for the check (default ${DEFAULT_MAX_BODY}); a larger
+                      answer streams through with backpressure, unchecked, and is a violation (rule size)
   --timeout MS        answer 504 and record a violation when the target has not answered within MS (default ${DEFAULT_TIMEOUT_MS})
   --quiet             do not print each exchange that broke the contract
   --help              show this help
@@ -41,10 +46,12 @@ function parse(argv: string[]) {
       target: { type: 'string' },
       port: { type: 'string' },
       host: { type: 'string' },
+      'allowed-host': { type: 'string', multiple: true },
       tokens: { type: 'string' },
       report: { type: 'string' },
       'max-violations': { type: 'string' },
       timeout: { type: 'string' },
+      'max-body-bytes': { type: 'string' },
       quiet: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -106,8 +113,12 @@ export async function main(argv: string[]): Promise<void> {
   }
 
   const quiet = values.quiet === true;
+  const extraHosts = values['allowed-host'] ?? [];
+  for (const name of extraHosts) if (!isHostName(name)) bad.fail(`--allowed-host must be a host name or address, with an optional :port, got "${name}"`);
   const proxy = createValidationProxy({
     target: target.href,
+    allowedHosts: (port) => listenHosts(host, port, extraHosts),
+    maxBodyBytes: values['max-body-bytes'] === undefined ? DEFAULT_MAX_BODY : bad.integer(values['max-body-bytes'], '--max-body-bytes', 1024, 256 * 1024 * 1024),
     knowledge,
     capacity,
     timeoutMs,

@@ -11,6 +11,7 @@ import { mediaTypeOf } from '../lib/conformance.ts';
 import { operationModels } from '../lib/operations.ts';
 import { firstHeader, tokenOf, type RawRequest } from '../lib/predict.ts';
 import { excerpt, violation } from '../lib/violations.ts';
+import { controlOriginAllowed, crossOrigin, misdirected } from '../../mock/src/guard.ts';
 import { apiRequest, checkExchange, type FiledViolation, type Received } from './check.ts';
 import { TokenKnowledge } from './knowledge.ts';
 import { DEFAULT_CAPACITY, ViolationLog, type Entry } from './log.ts';
@@ -31,6 +32,11 @@ export type ProxyOptions = {
   timeoutMs?: number;
   /** Called with each exchange that broke the contract (already free of tokens). */
   onViolation?: (entry: Entry) => void;
+  /**
+   * The Host values answered, given the port listened on (mock/src/hosts.ts): any other Host gets 421, before
+   * anything is forwarded (a DNS-rebinding page cannot reach the target through the proxy). Unset: any Host.
+   */
+  allowedHosts?: (port: number) => ReadonlySet<string>;
 };
 
 export type ValidationProxy = {
@@ -206,6 +212,12 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
     } else if (route === 'GET /__proxy/summary') {
       sendJson(res, 200, log.summary(origin, knowledge.learned));
     } else if (route === 'POST /__proxy/reset') {
+      const origin = firstHeader(endToEnd(req.rawHeaders), 'origin');
+      if (!controlOriginAllowed(origin, undefined)) {
+        const refused = crossOrigin('POST', '/__proxy/reset', origin ?? '');
+        sendJson(res, refused.status, refused.body);
+        return;
+      }
       log.reset();
       knowledge.forget();
       sendJson(res, 200, { reset: true });
@@ -271,7 +283,13 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
           chunks.length = 0;
         } else chunks.push(chunk);
       }
-      upstream?.write(chunk);
+      // Backpressure: a target that reads slowly (or not at all) slows the client down, instead of the proxy
+      // holding the upload in memory.
+      const sink = upstream;
+      if (sink && !sink.write(chunk)) {
+        req.pause();
+        sink.once('drain', () => req.resume());
+      }
     });
     req.on('end', () => {
       complete = true;
@@ -291,19 +309,34 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
       const body: Buffer[] = [];
       let size = 0;
       let streaming = false;
+      /** Writes to the client; a client that reads slowly pauses the target's answer until it has drained. */
+      const pass = (chunk: Buffer): void => {
+        if (!res.write(chunk)) {
+          upstreamRes.pause();
+          res.once('drain', () => upstreamRes.resume());
+        }
+      };
+      let oversize = 0;
       upstreamRes.on('data', (chunk: Buffer) => {
         if (finished) return;
         if (streaming) {
-          res.write(chunk);
+          pass(chunk);
           return;
         }
         size += chunk.length;
         body.push(chunk);
         if (size > maxBody) {
-          // Too large to hold: stream the rest through, unchecked and without the header.
+          // Too large to hold for the check: the rest streams through, and the answer is a violation that says so
+          // (an operation's documented answers are a few KB), counted in the header sent now.
           streaming = true;
-          res.writeHead(status, upstreamRes.statusMessage, flat(headers));
-          for (const part of body.splice(0)) res.write(part);
+          const request = raw();
+          const checked = checkExchange(request, { status, headers: lowerJoined(headers), body: Buffer.alloc(0) }, knowledge);
+          if (checked) {
+            const v: FiledViolation = { ...violation(['response', 'body'], 'response.too-large', `the answer is larger than the ${maxBody} bytes the proxy checks (--max-body-bytes); it was forwarded unchecked`), rule: 'size' };
+            oversize = logged(request, { status, headers: lowerJoined(headers), body: Buffer.concat(body).subarray(0, 300) }, checked.operationId, ['size'], [v], checked.prediction.rule).count;
+          } else log.unchecked();
+          res.writeHead(status, upstreamRes.statusMessage, flat(oversize > 0 ? [...headers, [VIOLATIONS_HEADER, String(oversize)]] : headers));
+          for (const part of body.splice(0)) pass(part);
         }
       });
       upstreamRes.on('end', () => {
@@ -311,7 +344,6 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
         finished = true;
         clearTimeout(timer);
         if (streaming) {
-          log.unchecked();
           res.end();
           return;
         }
@@ -331,7 +363,30 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
     }
   }
 
+  let hosts: ReadonlySet<string> | undefined;
   const server = createServer((req, res) => {
+    const host = req.headers.host;
+    if (hosts && host !== undefined && !hosts.has(host.toLowerCase())) {
+      const refused = misdirected(host, hosts, 'This proxy');
+      sendJson(res, refused.status, refused.body);
+      return;
+    }
+    // An absolute-form target (`GET http://other.example/x HTTP/1.1`, RFC 9112 §3.2.2) is read for its path and
+    // query and forwarded in origin form to --target: the request line never names another host upstream.
+    if (req.url !== undefined && !req.url.startsWith('/')) {
+      let path: string | undefined;
+      try {
+        const absolute = new URL(req.url);
+        path = /^https?:$/.test(absolute.protocol) ? `${absolute.pathname}${absolute.search}` : undefined;
+      } catch {
+        path = undefined;
+      }
+      if (path === undefined) {
+        sendJson(res, 400, { error: 'Bad request', message: `the request target ${JSON.stringify(req.url.slice(0, 100))} is neither a path nor an http(s) URL` });
+        return;
+      }
+      req.url = path;
+    }
     const url = new URL(req.url ?? '/', 'http://proxy.invalid');
     if (url.pathname === '/__proxy' || url.pathname.startsWith('/__proxy/')) return control(req, res, url);
     forward(req, res);
@@ -349,6 +404,7 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
           server.off('error', reject);
           const address = server.address();
           if (address === null || typeof address === 'string') return reject(new Error(`the proxy listens on ${String(address)}, not a TCP port`));
+          hosts = options.allowedHosts?.(address.port);
           resolve(`http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`);
         });
       }),

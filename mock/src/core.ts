@@ -5,6 +5,7 @@
 import { sharedRouting, type Routing } from './backend.ts';
 import { control, sessionName } from './controls.ts';
 import { cors, type CorsOptions } from './cors.ts';
+import { controlOriginAllowed, crossOrigin, misdirected } from './guard.ts';
 import * as errors from './errors.ts';
 import { answer, readOperations, type Answer, type MockRequest, type Operations } from './pipeline.ts';
 import { forcedReply, parsePrefer } from './prefer.ts';
@@ -41,6 +42,12 @@ export type CoreOptions = {
   cors?: CorsOptions;
   /** Serve the /__mock/ control endpoints (default true). */
   control?: boolean;
+  /**
+   * The Host values answered (lower case, with the port): any other Host is refused with 421 before anything else,
+   * so a page that rebinds its DNS name to the mock's address cannot use it (guard.ts). The CLI sets it from the
+   * address it listens on and --allowed-host; unset (in-process apps, MSW), any Host is answered.
+   */
+  allowedHosts?: () => ReadonlySet<string>;
   /** How many X-Mock-Session sessions to keep before the least recently used is dropped (in-memory sessions). */
   maxSessions?: number;
   /**
@@ -113,11 +120,25 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
   async function answerRequest(request: MockRequest): Promise<Framed> {
     const startedAt = request.receivedAt ?? performance.now();
     const method = request.method.toUpperCase();
-    const allowed = cors(corsOptions, method, request.header);
-    if (allowed.preflight) return { status: 204, headers: allowed.headers, body: '' };
+    const host = request.header('host');
+    const hosts = options.allowedHosts?.();
+    if (hosts && host !== undefined && !hosts.has(host.toLowerCase())) {
+      const refused = misdirected(host, hosts, 'This mock');
+      return { status: refused.status, headers: [['content-type', 'application/json; charset=utf-8']], body: JSON.stringify(refused.body) };
+    }
     // Concatenated, not resolved: a target that starts with // is a path here, not a protocol-relative URL.
     const url = new URL(`http://mock.invalid${request.target}`);
-    if (controlsOn && url.pathname.toLowerCase().startsWith('/__mock/')) {
+    const isControl = controlsOn && url.pathname.toLowerCase().startsWith('/__mock/');
+    // The controls hand out tokens and reset sessions: CORS only for a trusted origin, and no state change from another.
+    const origin = request.header('origin');
+    const trusted = !isControl || controlOriginAllowed(origin, corsOptions.origins, corsOptions.enabled);
+    const allowed = trusted ? cors(corsOptions, method, request.header) : { headers: [], preflight: method === 'OPTIONS' };
+    if (allowed.preflight) return { status: 204, headers: allowed.headers, body: '' };
+    if (isControl) {
+      if (!trusted && origin !== undefined && method !== 'GET' && method !== 'HEAD') {
+        const refused = crossOrigin(method, url.pathname, origin);
+        return { status: refused.status, headers: [['content-type', 'application/json; charset=utf-8']], body: JSON.stringify(refused.body) };
+      }
       const answered = await control({ method, pathname: url.pathname, query: url.searchParams, header: request.header }, seed, sessions);
       if (answered) return { ...answered, headers: [...allowed.headers, ...answered.headers] };
     }

@@ -9,6 +9,7 @@ import { createMockApp, DEFAULT_BODY_LIMIT, fixturesOf, type MockOptions } from 
 import { MAX_DELAY_MS } from './prefer.ts';
 import { isSelfCheckMode, SAMPLE_EVERY, SAMPLE_FIRST, SELF_CHECK_MODES } from './reply.ts';
 import { storeOptionsOf } from './core.ts';
+import { isHostName, listenHosts } from './hosts.ts';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES } from './sessions.ts';
 import { DEFAULT_SESSION_BYTES } from './store.ts';
 import { defaultSeed } from './seed.ts';
@@ -25,7 +26,9 @@ Starts the production-true mock of the external API and prints its URL, tokens a
   --delay MS        wait MS before every API answer; MIN-MAX waits a random time in that range
   --cors-origin O   allow only this browser origin (repeatable; default: reflect any origin)
   --no-cors         no CORS headers and no preflight answers, as production
-  --no-control      do not serve the /__mock/ control endpoints (for a shared deployment)
+  --no-control      do not serve the /__mock/ control endpoints
+  --allowed-host H  also answer requests whose Host is H (repeatable; a name with or without :port): behind a load
+                    balancer or a DNS name. Any other Host than the address it listens on gets 421 (DNS rebinding)
   --max-sessions N  X-Mock-Session sessions kept before the least recently used is dropped (default ${DEFAULT_MAX_SESSIONS})
   --body-limit N    largest request body in bytes (default ${DEFAULT_BODY_LIMIT})
   --max-session-bytes N
@@ -58,6 +61,7 @@ function parse(argv: string[]) {
       'cors-origin': { type: 'string', multiple: true },
       'no-cors': { type: 'boolean' },
       'no-control': { type: 'boolean' },
+      'allowed-host': { type: 'string', multiple: true },
       'max-sessions': { type: 'string' },
       'max-session-bytes': { type: 'string' },
       'max-total-bytes': { type: 'string' },
@@ -116,6 +120,10 @@ export async function runMock(argv: string[]): Promise<void> {
   for (const origin of origins ?? []) if (!/^https?:\/\/[^/\s]+$/.test(origin)) bad.fail(`--cors-origin must be an origin like http://localhost:5173, got "${origin}"`);
   options.cors = args.values['no-cors'] ? { enabled: false } : origins ? { enabled: true, origins } : { enabled: true };
   if (args.values['no-control']) options.control = false;
+  const extraHosts = args.values['allowed-host'] ?? [];
+  for (const name of extraHosts) if (!isHostName(name)) bad.fail(`--allowed-host must be a host name or address, with an optional :port, got "${name}"`);
+  let answered: ReadonlySet<string> = new Set();
+  options.allowedHosts = () => answered;
   const mode = args.values['self-check'];
   if (mode !== undefined) {
     if (!isSelfCheckMode(mode)) bad.fail(`--self-check must be ${SELF_CHECK_MODES.join(', ')}, got "${mode}"`);
@@ -149,6 +157,7 @@ export async function runMock(argv: string[]): Promise<void> {
   });
   server.on('listening', () => {
     const address = server.address() as AddressInfo;
+    answered = listenHosts(host, address.port, extraHosts);
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${shownHost}:${address.port}`;
     const fixtures = fixturesOf(app.mock.seed, app.mock.seed.state);
