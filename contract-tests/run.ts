@@ -2,12 +2,13 @@
 // (or --base-url) against the spec and production's behaviour.
 // Exit codes: 0 every check passed (skips allowed, unless strict), 1 a contract violation (or a failure to test at all),
 // 2 bad configuration (one line naming the variable). The only place, with the reporter, that prints.
-import { mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startVitest } from 'vitest/node';
-import { ConfigError, readConfig, type ContractConfig } from './lib/env.ts';
+import { ConfigError, PERSONAS, readConfig, tokenVariable, type ContractConfig, type Persona } from './lib/env.ts';
+import { createMasker } from './lib/mask.ts';
 import { preflight } from './lib/preflight.ts';
 import ContractReporter from './lib/reporter.ts';
 
@@ -90,9 +91,12 @@ export async function runContract(argv: string[]): Promise<never> {
   const checked = await preflight(config);
   if ('fatal' in checked) configError(checked.fatal);
   const { target } = checked;
-  for (const note of target.notes) console.log(`contract: ${note}`);
+  // Every token the run holds, whatever form a target echoes it in, never reaches stdout or the JUnit report.
+  const isPersona = (name: string): name is Persona => (PERSONAS as ReadonlyArray<string>).includes(name);
+  const masker = createMasker([...Object.entries(config.tokens), ...Object.entries(target.tokens)].flatMap(([persona, token]) => (typeof token === 'string' && isPersona(persona) ? [[token, tokenVariable(persona)] as const] : [])));
+  for (const note of target.notes) console.log(masker.mask(`contract: ${note}`));
 
-  const reporter = new ContractReporter();
+  const reporter = new ContractReporter((text) => process.stdout.write(masker.mask(text)));
   const report: Array<['junit', { outputFile: string; suiteName: string }]> = config.report === undefined ? [] : [['junit', { outputFile: resolve(config.report), suiteName: 'contract' }]];
   const vitest = await startVitest(args, {
     root: ROOT,
@@ -104,6 +108,7 @@ export async function runContract(argv: string[]): Promise<never> {
     provide: { contract: target },
   });
   await vitest.close();
+  if (config.report !== undefined && existsSync(resolve(config.report))) writeFileSync(resolve(config.report), masker.mask(readFileSync(resolve(config.report), 'utf8')));
 
   const { failed, passed, skipped, errors } = reporter.result;
   if (passed + failed === 0 && errors === 0) console.log('contract: nothing was checked (every test was skipped); give the variables above');

@@ -31,6 +31,13 @@ export class RequestTimeout extends Error {
 }
 
 /** The request failed below HTTP (refused, reset, DNS, TLS). */
+/**
+ * The most the suite reads of one answer: an operation's documented answers are a few KB (the largest, a closed goal
+ * with its projects, about 20 KB), so anything near this is no answer of the API. A larger one is stopped there and
+ * fails its test as `response.too-large`, never read into memory whole.
+ */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
 export class TransportError extends Error {
   readonly code: string | undefined;
   constructor(message: string, code: string | undefined) {
@@ -97,7 +104,17 @@ export function createClient(options: ClientOptions): Client {
       const send = secure ? httpsRequest : httpRequest;
       const req = send(url, { method: request.method, headers, agent }, (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_RESPONSE_BYTES) {
+            const error = new TransportError(`response.too-large: the answer to ${request.method} ${url.pathname} passed ${MAX_RESPONSE_BYTES} bytes, the most the suite reads (the API's documented answers are a few KB); it was not read further`, 'ETOOLARGE');
+            fail(error);
+            req.destroy(error);
+            return;
+          }
+          chunks.push(chunk);
+        });
         res.on('error', (error) => fail(error));
         res.on('end', () => {
           clearTimeout(timer);
@@ -113,7 +130,7 @@ export function createClient(options: ClientOptions): Client {
         const { message, code } = describeError(error);
         // A kept-alive socket the server closed meanwhile: send once more on a fresh one.
         if (req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) resolve({ retry: true });
-        else reject(error instanceof RequestTimeout ? error : new TransportError(`${request.method} ${url.href} failed: ${message}`, code));
+        else reject(error instanceof RequestTimeout || error instanceof TransportError ? error : new TransportError(`${request.method} ${url.href} failed: ${message}`, code));
       };
       const timer = setTimeout(() => {
         const timeout = new RequestTimeout(`no complete response to ${request.method} ${url.pathname} within ${options.timeoutMs} ms (CONTRACT_TIMEOUT_MS)`);

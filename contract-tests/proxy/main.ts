@@ -92,6 +92,7 @@ export async function main(argv: string[]): Promise<void> {
   const timeoutMs = values.timeout === undefined ? DEFAULT_TIMEOUT_MS : bad.integer(values.timeout, '--timeout', 1, 3_600_000);
 
   let knowledge = new TokenKnowledge();
+  const secrets: Array<[string, string]> = [];
   if (values.tokens !== undefined) {
     let text: string;
     try {
@@ -102,6 +103,7 @@ export async function main(argv: string[]): Promise<void> {
     const parsed = parseFixtures(text);
     if (!parsed.ok) bad.fail(`--tokens ${values.tokens}: ${parsed.error}`);
     knowledge = new TokenKnowledge(parsed.fixtures);
+    for (const token of Object.values(parsed.fixtures.tokens ?? {})) if (typeof token === 'string' && token) secrets.push([token, knowledge.variable(token)]);
   }
   const report = values.report === undefined ? undefined : resolve(values.report);
   if (report !== undefined) {

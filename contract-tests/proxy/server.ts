@@ -10,6 +10,7 @@ import { curlLine } from '../lib/client.ts';
 import { mediaTypeOf } from '../lib/conformance.ts';
 import { operationModels } from '../lib/operations.ts';
 import { firstHeader, tokenOf, type RawRequest } from '../lib/predict.ts';
+import { createMasker } from '../lib/mask.ts';
 import { excerpt, violation } from '../lib/violations.ts';
 import { controlOriginAllowed, crossOrigin, misdirected } from '../../mock/src/guard.ts';
 import { apiRequest, checkExchange, type FiledViolation, type Received } from './check.ts';
@@ -37,6 +38,8 @@ export type ProxyOptions = {
    * anything is forwarded (a DNS-rebinding page cannot reach the target through the proxy). Unset: any Host.
    */
   allowedHosts?: (port: number) => ReadonlySet<string>;
+  /** Every credential the run holds (the --tokens file's), and the variable shown instead: masked in all output. */
+  secrets?: ReadonlyArray<readonly [string, string]>;
 };
 
 export type ValidationProxy = {
@@ -174,19 +177,22 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
 
   function logged(request: RawRequest, received: Received | undefined, operationId: string, rules: Parameters<ViolationLog['record']>[1], violations: ReadonlyArray<FiledViolation>, expected: string): { count: number; entry: Entry | undefined } {
     const errors = violations.filter((v) => v.severity === 'error').length;
-    // Only an exchange that broke the contract is described (and kept): the rest is counted.
-    const secrets = errors > 0 ? secretsOf(request) : new Map<string, string>();
-    const clean = (v: FiledViolation): FiledViolation => ({ ...v, message: scrub(v.message, secrets) });
-    const entry = log.record(operationId, rules, errors > 0 ? violations.map(clean) : violations, () => {
+    // Only an exchange that broke the contract is described (and kept): the rest is counted. Whatever it says that
+    // came from the target goes through the one masker (lib/mask.ts): every token the run holds, in any form.
+    const secrets = violations.length > 0 ? secretsOf(request) : new Map<string, string>();
+    const masker = createMasker([...(options.secrets ?? []), ...secrets]);
+    if (violations.length > 0) masker.addFromRequest(request.headers, request.url);
+    const clean = (v: FiledViolation): FiledViolation => ({ ...v, message: masker.mask(v.message) });
+    const entry = log.record(operationId, rules, violations.length > 0 ? violations.map(clean) : violations, () => {
       const response = received ? `${received.status} ${mediaTypeOf(received.headers['content-type']) ?? '(no Content-Type)'}, ${received.body.length} bytes: ${excerpt(received.body.toString('utf8'), 300)}` : 'none';
       return {
         at: new Date().toISOString(),
         method: request.method,
-        path: request.url.split('?')[0] ?? request.url,
+        path: masker.mask(request.url.split('?')[0] ?? request.url),
         status: received?.status ?? 0,
-        request: curl(request, secrets),
-        response: scrub(response, secrets),
-        expected: scrub(expected, secrets),
+        request: masker.mask(curl(request, secrets)),
+        response: masker.mask(response),
+        expected: masker.mask(expected),
       };
     });
     if (entry) options.onViolation?.(entry);

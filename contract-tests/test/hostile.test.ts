@@ -156,3 +156,109 @@ describe('what the proxy forwards and to whom it answers', () => {
     expect(fine).toMatch(/^HTTP\/1\.1 200 /);
   });
 });
+
+// ── a target that echoes credentials back, and one that never stops answering ────────────────────────────────────
+
+/** The mock, except that every answer but a 200 echoes the caller's credentials back in every form a server might. */
+async function echoingTarget(): Promise<{ port: number; tokens: string[] }> {
+  const { createMockCore } = await import('../../mock/src/core.ts');
+  const { fixturesOf } = await import('../../mock/src/controls.ts');
+  const core = createMockCore();
+  const fixtures = fixturesOf(core.seed, core.seed.state);
+  const target = await serve((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+      const body = ['GET', 'HEAD'].includes(req.method ?? 'GET') ? undefined : Buffer.concat(chunks);
+      void core.fetch(new Request(`http://127.0.0.1${req.url ?? '/'}`, { method: req.method ?? 'GET', headers, ...(body ? { body } : {}) })).then(async (answer) => {
+        const auth = req.headers.authorization ?? '';
+        const echoed = [auth, auth.toLowerCase(), auth.replace(' ', '\t'), encodeURIComponent(auth), String(req.headers['x-auth-token'] ?? ''), req.url ?? ''].join(' | ');
+        if (answer.status === 200 || (req.url ?? '').startsWith('/__mock/')) {
+          res.writeHead(answer.status, Object.fromEntries(answer.headers));
+          res.end(Buffer.from(await answer.arrayBuffer()));
+        } else {
+          res.writeHead(400, { 'content-type': 'text/plain', 'x-echo': auth.replace(/[^\x20-\x7e]/g, ' ') });
+          res.end(`bad token: ${echoed}`);
+        }
+      });
+    });
+  });
+  return { port: target.port, tokens: Object.values(fixtures.tokens) };
+}
+
+function rawTokens(text: string, tokens: ReadonlyArray<string>): string[] {
+  return tokens.filter((token) => text.toLowerCase().includes(token.toLowerCase()) || text.includes(encodeURIComponent(token)));
+}
+
+describe('a target that echoes the credentials it is sent', () => {
+  it("never makes the contract suite print a token: stdout and the JUnit report hold none, in any form", async () => {
+    const { execFile } = await import('node:child_process');
+    const { mkdtempSync, readFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const target = await echoingTarget();
+    const report = join(mkdtempSync(join(tmpdir(), 'echo-junit-')), 'junit.xml');
+    const bin = new URL('../../mock/src/bin.cjs', import.meta.url).pathname;
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CONTRACT_')));
+    const ran = await new Promise<{ code: number; out: string }>((resolve) => {
+      execFile(process.execPath, [bin, 'contract', '--base-url', `http://127.0.0.1:${target.port}`, '--report', report], { env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => resolve({ code: error && typeof error.code === 'number' ? error.code : 0, out: `${stdout}\n${stderr}` }));
+    });
+    expect(ran.code).toBe(1);
+    expect(ran.out).toContain('bad token: ');
+    expect(rawTokens(ran.out, target.tokens)).toEqual([]);
+    expect(rawTokens(readFileSync(report, 'utf8'), target.tokens)).toEqual([]);
+    expect(readFileSync(report, 'utf8')).toContain('bad token: ');
+  }, 240_000);
+
+  it('never makes the proxy keep or print a token: a tab after Bearer, X-Auth-Token, ?access_token=, a short secret', async () => {
+    const target = await echoingTarget();
+    const { createMockCore } = await import('../../mock/src/core.ts');
+    const { fixturesOf } = await import('../../mock/src/controls.ts');
+    const core = createMockCore();
+    const fixtures = fixturesOf(core.seed, core.seed.state);
+    const { TokenKnowledge } = await import('../proxy/knowledge.ts');
+    const knowledge = new TokenKnowledge({ tokens: fixtures.tokens, records: { projects: fixtures.projects, goals: fixtures.goals }, people: fixtures.people });
+    const secrets = target.tokens.map((t): [string, string] => [t, knowledge.variable(t)]);
+    const { proxy, port } = await proxyTo(target.port, { knowledge, secrets });
+    const token = fixtures.tokens['read_only'] ?? '';
+    const body = JSON.stringify({ project_id: fixtures.projects['paused'], message: '{"type":"doc","content":[]}' });
+    for (const [headers, query] of [
+      [`Authorization: Bearer\t${token}\r\n`, ''],
+      [`Authorization: bearer ${token.toUpperCase()}\r\n`, ''],
+      [`X-Auth-Token: ${token}\r\nAuthorization: Bearer ${token}\r\n`, ''],
+      ['Authorization: Bearer s3cr\r\n', `?access_token=${token}`],
+    ] as const) {
+      await raw(port, `POST /api/external/v1/projects/resume${query} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${headers}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+    }
+    const violations = JSON.stringify(proxy.log.entries(0));
+    expect(violations).toContain('bad token: ');
+    expect(rawTokens(violations, target.tokens)).toEqual([]);
+    expect(violations).not.toMatch(/(?<![A-Za-z0-9_-])s3cr(?![A-Za-z0-9_-])/);
+    expect(rawTokens(proxy.junit(), target.tokens)).toEqual([]);
+  }, 60_000);
+});
+
+describe('an answer that never ends', () => {
+  it('is stopped at MAX_RESPONSE_BYTES by the suite\'s client and fails as response.too-large, never read whole', async () => {
+    const { createClient, MAX_RESPONSE_BYTES, TransportError } = await import('../lib/client.ts');
+    let sent = 0;
+    const target = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(MB, 0x20);
+      const pump = (): void => {
+        while (!res.destroyed && res.write(chunk)) sent += MB;
+        if (!res.destroyed) res.once('drain', () => ((sent += MB), pump()));
+      };
+      res.on('close', () => undefined);
+      pump();
+    });
+    const client = createClient({ baseUrl: `http://127.0.0.1:${target.port}`, timeoutMs: 60_000 });
+    const error = await client.send({ method: 'POST', path: '/api/external/v1/projects/resume', headers: { 'content-type': 'application/json' }, body: '{}' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect((error as Error).message).toMatch(/^response\.too-large: the answer to POST \/api\/external\/v1\/projects\/resume passed 8388608 bytes/);
+    expect(sent).toBeLessThan(MAX_RESPONSE_BYTES + 64 * MB);
+  }, 60_000);
+});
