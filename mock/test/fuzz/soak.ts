@@ -208,6 +208,10 @@ const plan: Planned[] = [
   { name: 'close 415 Content-Type', expect: 415, request: { method: 'POST', path: '/api/external/v1/goals/close', headers: { ...bearer(full), 'content-type': 'text/plain' }, body: close } },
   { name: 'reset (rotating session)', expect: 200, request: { method: 'POST', path: '/__mock/reset', setupRequest: rotate } },
   { name: 'request journal (default)', expect: 200, request: { method: 'GET', path: '/__mock/requests?limit=20' } },
+  // Hostile pages (issue 21): DNS rebinding (a foreign Host) and a cross-site simple POST to the controls.
+  { name: 'fixtures 421 foreign Host', expect: 421, request: { method: 'GET', path: '/__mock/fixtures', headers: { host: `evil.example:${port}` } } },
+  { name: 'reset 403 cross-site text/plain', expect: 403, request: { method: 'POST', path: '/__mock/reset?all=true', headers: { origin: 'https://evil.example', 'content-type': 'text/plain' }, body: 'x' } },
+  { name: 'resume 400 byte-order mark', expect: 400, request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: bearer(full), body: `\ufeff${resume}` } },
 ];
 const seen = new Map<string, Map<number, number>>();
 const requests = plan.map(({ name, request }) => ({
