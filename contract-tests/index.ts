@@ -5,4 +5,12 @@
 export { checkResponse, mediaTypeOf, type ResponseLike } from './lib/conformance.ts';
 export { errorsOf, formatLocation, formatViolation, warningsOf, type Severity, type Violation } from './lib/violations.ts';
 export { ConfigError, knownVariables, readConfig, recordVariable, tokenVariable, type ContractConfig } from './lib/env.ts';
-export { runContract } from './run.ts';
+
+/**
+ * The suite itself, as `service-external-api contract` runs it. Its runner (vitest, an optional peer) loads only when
+ * it runs: importing this entry point for the checker costs what the checker costs.
+ */
+export async function runContract(argv: string[]): Promise<never> {
+  const { runContract: run } = await import('./run.ts');
+  return run(argv);
+}

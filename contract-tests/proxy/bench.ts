@@ -12,14 +12,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { startArgs } from '../../mock/src/launch.ts';
+import { startArgs } from '../../mock/bench/launch.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { operationModel } from '../lib/operations.ts';
 import { baseBody } from '../lib/requests.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The package's bin: `proxy` is one of its commands. */
-const CLI = fileURLToPath(new URL('../../mock/src/bin.cjs', import.meta.url));
+const CLI = fileURLToPath(new URL('../../cli/bin.cjs', import.meta.url));
 
 function fail(message: string): never {
   console.error(`bench:proxy: ${message}`);

@@ -1,7 +1,7 @@
 // The validation proxy's command line: `npm run proxy -- --target URL [options]`, also `service-external-api proxy`.
 // `main(argv)` parses the options (a bad one is exit 2 with one line), listens, prints the URL and each exchange that
 // broke the contract, and on SIGINT/SIGTERM writes the JUnit report (--report) and closes. Importing this module does
-// nothing; the package's command line (mock/src/cli.ts) calls main.
+// nothing; the package's command line (cli/cli.ts) calls main.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';

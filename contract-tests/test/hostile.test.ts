@@ -200,7 +200,7 @@ describe('a target that echoes the credentials it is sent', () => {
     const { join } = await import('node:path');
     const target = await echoingTarget();
     const report = join(mkdtempSync(join(tmpdir(), 'echo-junit-')), 'junit.xml');
-    const bin = new URL('../../mock/src/bin.cjs', import.meta.url).pathname;
+    const bin = new URL('../../cli/bin.cjs', import.meta.url).pathname;
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CONTRACT_')));
     const ran = await new Promise<{ code: number; out: string }>((resolve) => {
       execFile(process.execPath, [bin, 'contract', '--base-url', `http://127.0.0.1:${target.port}`, '--report', report], { env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => resolve({ code: error && typeof error.code === 'number' ? error.code : 0, out: `${stdout}\n${stderr}` }));

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createMockApp, type MockOptions } from '../../mock/src/index.ts';
 
 /** What `npm run contract` runs: the package's bin with the `contract` command. */
-export const CLI = new URL('../../mock/src/bin.cjs', import.meta.url).pathname;
+export const CLI = new URL('../../cli/bin.cjs', import.meta.url).pathname;
 export const ROOT = new URL('../..', import.meta.url).pathname;
 
 export type Running = { url: string; port: number; close(): Promise<void> };

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ACYCLIC_DOCUMENT_URL, dereference, isObject, listOperations, loadDocument, DOCUMENT_URL } from '../../spec/lib/openapi.ts';
 import { EVENT_JOURNAL_LIMIT } from '../src/store.ts';
-import { startArgs } from '../src/launch.ts';
+import { startArgs } from './launch.ts';
 import { fixed, median, rounded, table } from './format.ts';
 import { heapAfterGc, type HeapAfterGc } from './heap.ts';
 import { launch, live, resultOf, signalGroup, stop, stopAll, waitForPort, type Proc } from './children.ts';

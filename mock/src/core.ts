@@ -13,6 +13,7 @@ import { frameReply, selfCheck, type Framed, type ReplyChecker, type SelfCheckMo
 import { defaultSeed } from './seed.ts';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES, MemorySessions, SESSION_HEADER, StoreUnavailable, type Sessions } from './sessions.ts';
 import type { StoreOptions } from './store.ts';
+import { DEFAULT_BODY_LIMIT } from './limits.ts';
 import { mark } from './stages.ts';
 import type { Seed } from './state.ts';
 
@@ -61,7 +62,7 @@ export type CoreOptions = {
   sessions?: Sessions;
 };
 
-export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
+export { DEFAULT_BODY_LIMIT };
 
 export type FetchOptions = { basePath?: string; session?: string };
 

@@ -1,1 +1,1 @@
-main.cjs
+../../cli/main.cjs

@@ -4,9 +4,10 @@
 import { isObject } from '../../spec/lib/openapi.ts';
 import { operationModels, responseExamples } from '../../spec/lib/operations.ts';
 import * as errors from './errors.ts';
+import { MAX_DELAY_MS } from './limits.ts';
 import type { Reply } from './reply.ts';
 
-export const MAX_DELAY_MS = 30_000;
+export { MAX_DELAY_MS };
 
 export type Preferences = { code?: number; example?: string; delay?: number };
 

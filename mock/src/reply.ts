@@ -6,6 +6,7 @@ import { createSchemaValidator, loadDocument, type SchemaValidator } from '../..
 import { errorsOf } from '../../spec/lib/violations.ts';
 import { randomBytes, toBase64Url } from './digest.ts';
 import * as errors from './errors.ts';
+import { isSelfCheckMode, SAMPLE_EVERY, SAMPLE_FIRST, SELF_CHECK_MODES, type SelfCheckMode } from './limits.ts';
 
 export type Reply = errors.ErrorReply | { code: 'OK'; status: 200; body: Record<string, unknown>; framing: 'json' };
 
@@ -58,17 +59,7 @@ export function createReplyChecker(validator: SchemaValidator = defaultValidator
   };
 }
 
-export const SELF_CHECK_MODES = ['always', 'sample', 'off'] as const;
-export type SelfCheckMode = (typeof SELF_CHECK_MODES)[number];
-
-export function isSelfCheckMode(value: unknown): value is SelfCheckMode {
-  return SELF_CHECK_MODES.some((mode) => mode === value);
-}
-
-/** `sample`: every answer of an operation, status and reply code is checked until this many were … */
-export const SAMPLE_FIRST = 20;
-/** … then one in this many. */
-export const SAMPLE_EVERY = 100;
+export { isSelfCheckMode, SAMPLE_EVERY, SAMPLE_FIRST, SELF_CHECK_MODES, type SelfCheckMode };
 
 /**
  * The self-check of a mode: `always` checks every reply; `sample` the first SAMPLE_FIRST of each operation, status and

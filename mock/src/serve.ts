@@ -1,19 +1,13 @@
-// The `mock` command: `service-external-api mock [options]`, which `npm start [-- options]` runs (mock/src/main.ts).
+// The `mock` command: `service-external-api mock [options]`, which `npm start [-- options]` runs (cli/main.ts).
 // With cli.ts, the only code that reads argv and the environment, listens, and prints. `npm start` adds
 // `--max-semi-space-size=4`: it keeps V8's young generation small, where under load the default lets it grow to
 // ~200 MB of RSS that is never given back.
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { createMockApp, DEFAULT_BODY_LIMIT, fixturesOf, type MockOptions } from './app.ts';
-import { MAX_DELAY_MS } from './prefer.ts';
-import { isSelfCheckMode, SAMPLE_EVERY, SAMPLE_FIRST, SELF_CHECK_MODES } from './reply.ts';
-import { storeOptionsOf } from './core.ts';
+import type { MockOptions } from './app.ts';
 import { isHostName, listenHosts } from './hosts.ts';
-import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES } from './sessions.ts';
-import { DEFAULT_SESSION_BYTES } from './store.ts';
-import { defaultSeed } from './seed.ts';
-import { parseSeed } from './seedFile.ts';
+import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_BYTES, DEFAULT_TOTAL_BYTES, isSelfCheckMode, MAX_DELAY_MS, SAMPLE_EVERY, SAMPLE_FIRST, SELF_CHECK_MODES } from './limits.ts';
 import { optionErrors, type OptionErrors } from './options.ts';
 
 const USAGE = `Usage: service-external-api mock [options]     (in the repository: npm start -- [options])
@@ -100,6 +94,7 @@ export async function runMock(argv: string[]): Promise<void> {
     } catch (error) {
       bad.fail(`cannot read --seed ${args.values.seed}: ${error instanceof Error ? error.message : String(error)}`);
     }
+    const { parseSeed } = await import('./seedFile.ts');
     const parsed = parseSeed(text);
     if (!parsed.ok) bad.fail(`--seed ${args.values.seed}: ${parsed.error}`);
     seed = parsed.seed;
@@ -137,7 +132,7 @@ export async function runMock(argv: string[]): Promise<void> {
   let shared: string | undefined;
   if (store === undefined && args.values['store-prefix'] !== undefined) bad.fail('--store-prefix needs --store (or MOCK_STORE)');
   if (store !== undefined) {
-    const { openRedisSessions } = await import('./redis.ts');
+    const [{ openRedisSessions }, { defaultSeed }, { storeOptionsOf }] = await Promise.all([import('./redis.ts'), import('./seed.ts'), import('./core.ts')]);
     options.seed ??= defaultSeed();
     const redisOptions = { name: args.values.store === undefined ? 'MOCK_STORE' : '--store', seed: options.seed, maxSessions: options.maxSessions, prefix: args.values['store-prefix'], storeOptions: storeOptionsOf(() => new Date(), options) };
     const redis = await openRedisSessions(store, redisOptions).catch((error: unknown) =>
@@ -146,6 +141,8 @@ export async function runMock(argv: string[]): Promise<void> {
     options.sessions = redis;
     shared = `state: in Redis at ${redis.url} (key prefix ${redis.prefix}), shared by every mock pointed there`;
   }
+  // Loaded after the options are read: --help and a bad option answer before the server's modules load.
+  const { createMockApp, fixturesOf } = await import('./app.ts');
   const app = createMockApp(options);
   const startFailure = await app.mock.core.ready;
   if (startFailure) bad.fail(`the mock could not start: ${startFailure.message.split('\n')[0] ?? ''}`);

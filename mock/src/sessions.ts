@@ -5,17 +5,14 @@
 // first. The default session (no header) is never evicted.
 import type { Seed } from './state.ts';
 import { Store, type StoreOptions } from './store.ts';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES } from './limits.ts';
+
+export { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES };
 
 export const SESSION_HEADER = 'x-mock-session';
 export const DEFAULT_SESSION = 'default';
 export const SESSION_NAME = /^[A-Za-z0-9._:-]{1,64}$/;
-export const DEFAULT_MAX_SESSIONS = 100;
 export const REQUEST_JOURNAL_LIMIT = 500;
-/**
- * What all in-memory sessions together may keep, in bytes as `Store.retainedBytes` estimates them; past it the least
- * recently used named sessions are dropped, as past DEFAULT_MAX_SESSIONS (mock/README.md, "Memory").
- */
-export const DEFAULT_TOTAL_BYTES = 256 * 1024 * 1024;
 /** The longest path the request journal keeps of a request (the rest is cut, with `…`). */
 export const JOURNAL_PATH_LENGTH = 1024;
 

@@ -5,6 +5,7 @@
 import { personRow, type Outcome } from './access.ts';
 import { newUuid } from './ids.ts';
 import { measureDocument } from './rules.ts';
+import { DEFAULT_SESSION_BYTES } from './limits.ts';
 import { mark } from './stages.ts';
 import { findToken, tokenRecords, type Principal, type TokenRecord } from './security.ts';
 import type { ActivityRow, Goal, NotificationRow, Project, State, SubscriptionRow } from './state.ts';
@@ -32,12 +33,7 @@ export type HistoryTable = (typeof HISTORY_TABLES)[number];
  */
 export const HISTORY_LIMIT = EVENT_JOURNAL_LIMIT;
 
-/**
- * What a session may keep of its writes' rich-text documents, in bytes (as `measureDocument` counts them): the oldest
- * threads' documents go first, and a single document larger than this is refused with the mock's 507 (errors.ts,
- * MOCK_STORAGE_LIMIT). Large enough for the largest realistic document the body limit lets through.
- */
-export const DEFAULT_SESSION_BYTES = 16 * 1024 * 1024;
+export { DEFAULT_SESSION_BYTES };
 
 /** What one history row or journal event keeps besides a rich-text document, at most (mock/README.md, "Memory"). */
 export const ROW_BYTES = 200;

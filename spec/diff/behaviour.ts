@@ -117,7 +117,9 @@ async function suiteAgainst(suite: string, mock: string): Promise<{ code: number
     const report = join(mkdtempSync(join(tmpdir(), 'api-behaviour-junit-')), 'junit.xml');
     // The suite reads everything else from the mock's fixtures: none of the caller's CONTRACT_ variables.
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CONTRACT_')));
-    const ran = await run(process.execPath, [join(suite, 'mock', 'src', 'bin.cjs'), 'contract', '--base-url', `http://127.0.0.1:${port}`, '--report', report], suite, env);
+    // The command line's place at that ref: cli/ since it had a folder of its own, mock/src/ before.
+    const bin = [join(suite, 'cli', 'bin.cjs'), join(suite, 'mock', 'src', 'bin.cjs')].find((file) => existsSync(file)) ?? join(suite, 'cli', 'bin.cjs');
+    const ran = await run(process.execPath, [bin, 'contract', '--base-url', `http://127.0.0.1:${port}`, '--report', report], suite, env);
     const xml = existsSync(report) ? readFileSync(report, 'utf8') : '';
     rmSync(dirname(report), { recursive: true, force: true });
     const failed = [...xml.matchAll(/<testcase[^>]*name="([^"]*)"[^>]*>\s*<failure/g)].map((m) => (m[1] ?? '').replace(/&quot;/g, '"').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'));

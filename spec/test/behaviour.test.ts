@@ -31,7 +31,7 @@ describe('diff --behaviour', () => {
     const git = (args: string[]): Promise<Ran> => run('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], clone);
     expect((await git(['commit', '--quiet', '-am', 'a comment-only caller gets 500'])).code).toBe(0);
 
-    const ran = await run(process.execPath, [join(clone, 'mock', 'src', 'bin.cjs'), 'diff', 'git:HEAD~1', 'git:HEAD', '--behaviour', '--format', 'json'], clone);
+    const ran = await run(process.execPath, [join(clone, 'cli', 'bin.cjs'), 'diff', 'git:HEAD~1', 'git:HEAD', '--behaviour', '--format', 'json'], clone);
     expect(ran.code, ran.stderr).toBe(1);
     const report = JSON.parse(ran.stdout) as DiffReport;
     expect(Object.keys(report)).toEqual(['base', 'revision', 'changes', 'counts']);
@@ -51,7 +51,7 @@ describe('diff --behaviour', () => {
   }, 300_000);
 
   it('needs two git refs', async () => {
-    const ran = await run(process.execPath, [join(ROOT, 'mock', 'src', 'bin.cjs'), 'diff', 'generated/openapi.json', 'git:HEAD', '--behaviour'], ROOT);
+    const ran = await run(process.execPath, [join(ROOT, 'cli', 'bin.cjs'), 'diff', 'generated/openapi.json', 'git:HEAD', '--behaviour'], ROOT);
     expect([ran.code, ran.stderr.trim()]).toEqual([2, 'error: --behaviour compares the mocks of two git refs: give git:<ref> for both']);
   });
 });

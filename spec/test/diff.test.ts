@@ -10,7 +10,7 @@ import { breakingBump, diffDocuments, type Change, type DiffReport } from '../di
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test fixtures, edited by path
 
-const BIN = new URL('../../mock/src/bin.cjs', import.meta.url).pathname;
+const BIN = new URL('../../cli/bin.cjs', import.meta.url).pathname;
 const ROOT = new URL('../..', import.meta.url).pathname;
 
 /** A minimal contract: one write operation, a closed request body, a response with a nested and a cyclic schema. */

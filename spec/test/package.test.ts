@@ -49,7 +49,7 @@ let tarball = '';
 let files: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist', 'mock', 'src', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
   work = mkdtempSync(join(tmpdir(), 'service-external-api-consumer-'));
   const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT });
   expect(pack.status, explain(pack)).toBe(0);
@@ -332,7 +332,7 @@ describe('the Node.js check every entry point makes first', () => {
   });
 
   it('the installed bin on Node 20 names the supported versions', async () => {
-    const bin = join(consumer, 'node_modules', 'service-external-api', 'dist', 'mock', 'src', 'bin.cjs');
+    const bin = join(consumer, 'node_modules', 'service-external-api', 'dist', 'cli', 'bin.cjs');
     const result = await run(process.execPath, ['--require', as('20.20.2'), bin, '--version'], { cwd: consumer });
     expect(result.status).toBe(1);
     expect(result.stderr).toBe('error: service-external-api needs Node.js ^22.12.0 || ^24 || >=26 (package.json engines), and this is Node.js v20.20.2; install Node.js 24 LTS.\n');

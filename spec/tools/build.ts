@@ -24,7 +24,7 @@ function exportedSources(): string[] {
 const ENTRY_POINTS = [
   ...exportedSources(),
   // The bin (bin.cjs, copied below) loads the command line, which loads each command when asked for.
-  'mock/src/cli.ts',
+  'cli/cli.ts',
   // The contract suite as vitest loads it: its config names these by path, so nothing imports them.
   'contract-tests/vitest.config.ts',
   'contract-tests/lib/setup.ts',
@@ -35,7 +35,7 @@ const ENTRY_POINTS = [
 ];
 
 /** Files the compiled code reads or runs as they are, by path relative to the root (dist/ mirrors the tree). */
-const ASSETS = ['generated/openapi.json', 'generated/openapi.acyclic.json', 'generated/response-validators.js', 'generated/response-validators.d.ts', 'mock/src/entry.cjs', 'mock/src/bin.cjs'];
+const ASSETS = ['generated/openapi.json', 'generated/openapi.acyclic.json', 'generated/response-validators.js', 'generated/response-validators.d.ts', 'cli/entry.cjs', 'cli/bin.cjs'];
 
 function compile(): readonly ts.Diagnostic[] {
   const parsed = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });
@@ -76,7 +76,7 @@ for (const asset of ASSETS) {
 const { buildDocs } = await import('../../docs-site/build.ts');
 process.stderr.write(`build: ${buildDocs(join(OUT, 'docs-site', 'index.html'))}\n`);
 
-if (!existsSync(join(OUT, 'mock', 'src', 'cli.js'))) throw new Error('build: dist/mock/src/cli.js was not written');
+if (!existsSync(join(OUT, 'cli', 'cli.js'))) throw new Error('build: dist/cli/cli.js was not written');
 const written = readdirSync(OUT, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
 process.stderr.write(`build: wrote ${written.length} files to ${relative(process.cwd(), OUT) || OUT}/\n`);
 

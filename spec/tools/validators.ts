@@ -18,11 +18,28 @@ type StandaloneCode = (ajv: Ajv2020, refsOrFunc?: Record<string, string>) => str
 const standaloneCode = ('default' in standaloneCodeModule ? standaloneCodeModule.default : standaloneCodeModule) as unknown as StandaloneCode;
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020, options: { mode: 'fast' | 'full' }) => Ajv2020;
 
+/** Keywords that only describe: they validate nothing, and Ajv's standalone code would embed them in every schema. */
+const ANNOTATIONS: ReadonlySet<string> = new Set(['title', 'description', 'summary', 'example', 'examples', 'externalDocs', '$comment', 'deprecated']);
+
+/**
+ * The document without its annotations (schema keywords only: a property named `description` stays), so the module
+ * holds only what validates: a third smaller, and plain ASCII, which V8 keeps as a one-byte string.
+ */
+function withoutAnnotations(node: unknown, underProperties = false): unknown {
+  if (Array.isArray(node)) return node.map((item) => withoutAnnotations(item));
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) if (underProperties || !ANNOTATIONS.has(key)) out[key] = withoutAnnotations(value, key === 'properties' && !underProperties);
+  return out;
+}
+
 /** ES module source exporting `validators`: schema pointer → a validator that answers valid or not (no errors). */
 export function responseValidatorsSource(document: JsonObject): string {
   const ajv = new Ajv2020({
     strict: true,
     allErrors: false,
+    // Nobody reads these validators' errors (valid or not is the answer): no message strings in the code.
+    messages: false,
     allowUnionTypes: true,
     inlineRefs: false,
     validateSchema: false,
@@ -30,7 +47,7 @@ export function responseValidatorsSource(document: JsonObject): string {
   });
   addFormats(ajv, { mode: 'fast' });
   ajv.addVocabulary(OPENAPI_KEYWORDS);
-  ajv.addSchema(document, 'openapi.json');
+  ajv.addSchema(withoutAnnotations(document) as JsonObject, 'openapi.json');
   const pointers: Record<string, string> = {};
   const refs: Record<string, string> = {};
   for (const operation of listOperations(document)) {
@@ -44,7 +61,7 @@ export function responseValidatorsSource(document: JsonObject): string {
       }
     }
   }
-  const code = booleanOnly(standaloneCode(ajv, refs));
+  const code = withoutErrorObjects(booleanOnly(standaloneCode(ajv, refs)));
   // A runtime helper (ucs2length, deep equal) would come in through require(), which a browser cannot load.
   if (/\brequire\(/.test(code)) throw new Error('the precompiled validators need an Ajv runtime helper through require(); import it in validators.ts');
   const table = Object.entries(pointers).map(([pointer, name]) => `  ${JSON.stringify(pointer)}: ${name},`);
@@ -86,6 +103,33 @@ function booleanOnly(code: string): string {
   if (left) throw new Error(`Ajv standalone output changed: a validator call still passes its context: ${out.slice(left.index - 160, left.index + 30)}`);
   const context = 'const instancePath = "", parentData = undefined, parentDataProperty = undefined, rootData = undefined, dynamicAnchors = {};';
   return `${context}${out.replace(SIGNATURE_PATTERN, 'function validate$1(data){')}`;
+}
+
+/**
+ * Every error object Ajv's code builds (`{instancePath, schemaPath, keyword, params}`) replaced by `0`. The code still
+ * counts errors, and decides oneOf, anyOf and nested calls by those counts and by the length of a nested validator's
+ * `errors`, so each error stays an array element; what it was is never read. The schemas the objects quoted (enum
+ * values, for `allowedValues`) are then referenced by nothing, and a bundler drops them: the module is a third
+ * smaller and a browser bundle of it 40 % smaller.
+ */
+function withoutErrorObjects(code: string): string {
+  let out = '';
+  let at = 0;
+  const start = /\{instancePath\b/g;
+  for (let match = start.exec(code); match; match = start.exec(code)) {
+    let depth = 0;
+    let end = match.index;
+    for (; end < code.length; end++) {
+      const char = code[end];
+      if (char === '{') depth++;
+      else if (char === '}' && --depth === 0) break;
+    }
+    if (end >= code.length) throw new Error(`Ajv standalone output changed: an error object at ${match.index} does not close`);
+    out += `${code.slice(at, match.index)}0`;
+    at = end + 1;
+    start.lastIndex = at;
+  }
+  return out + code.slice(at);
 }
 
 /** The declaration of that module, so TypeScript imports it without allowJs. */

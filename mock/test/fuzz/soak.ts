@@ -35,7 +35,7 @@ import { isObject } from '../../../spec/lib/openapi.ts';
 import { DEFAULT_BODY_LIMIT } from '../../src/core.ts';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES } from '../../src/sessions.ts';
 import { HISTORY_LIMIT } from '../../src/store.ts';
-import { startArgs } from '../../src/launch.ts';
+import { startArgs } from '../../bench/launch.ts';
 
 type CannonRequest = {
   method: string;

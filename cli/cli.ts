@@ -1,10 +1,11 @@
 // The package's one command line, `service-external-api <command>` (the bin; npm start, npm run contract and npm run
-// docs call the same functions). Each command is loaded only when asked for, so `mock` never loads the contract suite's
-// test runner.
-import { readFileSync } from 'node:fs';
+// docs call the same functions): the top of the package, the one folder that imports the others. Each command is
+// loaded only when asked for, so `mock` never loads the contract suite's test runner, and a command whose optional
+// peers are missing exits 2 before loading anything (peers.ts).
+import { COMMAND_PEERS, packageVersion, REDIS_PEERS, requirePeers } from './peers.ts';
 
 const COMMANDS = {
-  mock: 'the production-true mock server (what npm start runs)',
+  mock: 'the production-true mock server',
   contract: 'the contract suite against an implementation URL (exit 0 pass, 1 violation, 2 bad configuration)',
   proxy: 'a validation proxy: forwards live traffic to --target and checks every exchange against the contract',
   docs: 'write the API reference as one self-contained HTML page',
@@ -13,19 +14,6 @@ const COMMANDS = {
 type Command = keyof typeof COMMANDS;
 
 const isCommand = (word: string | undefined): word is Command => word !== undefined && Object.hasOwn(COMMANDS, word);
-
-/** The package's version, from the package.json above this file (two levels in the repository, three in dist/). */
-export function packageVersion(): string {
-  for (const up of ['../../package.json', '../../../package.json']) {
-    try {
-      const manifest: unknown = JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8'));
-      if (typeof manifest === 'object' && manifest !== null && 'name' in manifest && manifest.name === 'service-external-api' && 'version' in manifest && typeof manifest.version === 'string') return manifest.version;
-    } catch {
-      // not this level
-    }
-  }
-  return 'unknown';
-}
 
 function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length)) + 2;
@@ -55,21 +43,28 @@ export async function main(argv: string[]): Promise<void> {
     process.stderr.write(`error: unknown command "${first}"; the commands are ${Object.keys(COMMANDS).join(', ')} (see --help)\n`);
     process.exit(2);
   }
+  // `--help` of a command needs nothing but the command's own module.
+  if (!rest.some((word) => word === '--help' || word === '-h')) {
+    const peers = [...(COMMAND_PEERS[first] ?? [])];
+    // `mock --store redis://…` (or MOCK_STORE) keeps the state in Redis, through ioredis.
+    if (first === 'mock' && (rest.some((word) => word === '--store' || word.startsWith('--store=')) || process.env['MOCK_STORE'])) peers.push(...REDIS_PEERS);
+    requirePeers(`service-external-api ${first}`, peers);
+  }
   switch (first) {
     case 'mock':
-      await (await import('./serve.ts')).runMock(rest);
+      await (await import('../mock/src/serve.ts')).runMock(rest);
       return;
     case 'contract':
-      await (await import('../../contract-tests/run.ts')).runContract(rest);
+      await (await import('../contract-tests/run.ts')).runContract(rest);
       return;
     case 'proxy':
-      await (await import('../../contract-tests/proxy/main.ts')).main(rest);
+      await (await import('../contract-tests/proxy/main.ts')).main(rest);
       return;
     case 'docs':
-      await (await import('../../docs-site/command.ts')).runDocs(rest);
+      await (await import('../docs-site/command.ts')).runDocs(rest);
       return;
     case 'diff':
-      await (await import('../../spec/diff/command.ts')).runDiff(rest);
+      await (await import('../spec/diff/command.ts')).runDiff(rest);
       return;
   }
 }

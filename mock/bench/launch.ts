@@ -1,9 +1,9 @@
 // How `npm start` runs the mock, for the tools that start it the same way (the bench, the soak).
 import { readFileSync } from 'node:fs';
 
-const MAIN = 'mock/src/main.ts';
+const MAIN = 'cli/main.ts';
 
-/** The node arguments of package.json's start script (node flags, then mock/src/main.ts), relative to the root. */
+/** The node arguments of package.json's start script (node flags, then cli/main.ts), relative to the root. */
 export function startArgs(): string[] {
   const manifest: unknown = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
   const scripts = typeof manifest === 'object' && manifest !== null && 'scripts' in manifest ? manifest.scripts : undefined;

@@ -1,4 +1,0 @@
-#!/usr/bin/env node
-'use strict';
-// The package's bin, `service-external-api <command>` (mock/src/cli.ts), after the Node.js check of entry.cjs.
-require('./entry.cjs')([]);
