@@ -28,6 +28,12 @@ function usage(): string {
   ].join('\n');
 }
 
+/** Whether the contract suite's runner (vitest 5: ^22.12.0 || ^24 || >=26) runs on this Node.js version. */
+function runnerSupported(version: string): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return (major === 22 && minor >= 12) || major === 24 || major >= 26;
+}
+
 /** Runs one command; unknown commands and options are one line on stderr and exit 2. */
 export async function main(argv: string[]): Promise<void> {
   const [first, ...rest] = argv;
@@ -41,6 +47,11 @@ export async function main(argv: string[]): Promise<void> {
   }
   if (!isCommand(first)) {
     process.stderr.write(`error: unknown command "${first}"; the commands are ${Object.keys(COMMANDS).join(', ')} (see --help)\n`);
+    process.exit(2);
+  }
+  // The suite's runner, vitest 5, needs Node.js 22.12+; every other command runs on 20.19+ (package.json engines).
+  if (first === 'contract' && !runnerSupported(process.versions.node)) {
+    process.stderr.write(`error: service-external-api contract runs its suite with vitest 5, which needs Node.js ^22.12.0 || ^24 || >=26, and this is Node.js ${process.version}; the other commands and every entry point run on it\n`);
     process.exit(2);
   }
   // `--help` of a command needs nothing but the command's own module.

@@ -1,8 +1,8 @@
 'use strict';
 // The first code any entry point runs (main.ts, which npm start runs, and bin.cjs, the package's bin). Plain CommonJS,
 // so that it runs on every Node.js, and an old one gets one sentence instead of a loader error: the repository's
-// TypeScript sources need type stripping (Node.js 22.18+, 24 in .nvmrc); the compiled package needs what its
-// dependencies need (package.json engines). The npm scripts always have Node 24: `npm ci` installs it
+// TypeScript sources need type stripping (Node.js 22.18+, 24 in .nvmrc); the compiled package runs on Node.js
+// 20.19+, 22.12+ and 24+ (package.json engines), but for the contract command, whose runner needs 22.12+ (cli.ts). The npm scripts always have Node 24: `npm ci` installs it
 // (devDependency `node`) into node_modules/.bin, which npm puts first on PATH.
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
@@ -10,11 +10,11 @@ const { join } = require('node:path');
 module.exports = function run(prefix) {
   const compiled = existsSync(join(__dirname, 'cli.js'));
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-  const supported = compiled ? (major === 22 && minor >= 12) || major === 24 || major >= 26 : (major === 22 && minor >= 18) || major >= 24;
+  const supported = compiled ? (major === 20 && minor >= 19) || (major === 22 && minor >= 12) || major >= 24 : (major === 22 && minor >= 18) || major >= 24;
   if (!supported) {
     process.stderr.write(
       compiled
-        ? `error: service-external-api needs Node.js ^22.12.0 || ^24 || >=26 (package.json engines), and this is Node.js ${process.version}; install Node.js 24 LTS.\n`
+        ? `error: service-external-api needs Node.js ^20.19.0 || ^22.12.0 || >=24 (package.json engines), and this is Node.js ${process.version}; install Node.js 24 LTS.\n`
         : `error: this is Node.js ${process.version}, and the repository's TypeScript sources need Node.js 24 (22.18+ also works): run them through npm (npm start, npm test), whose scripts use the Node 24 that npm ci installed into node_modules/.bin, or switch with \`nvm use\` (.nvmrc).\n`,
     );
     process.exit(1);

@@ -6,7 +6,6 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startVitest } from 'vitest/node';
 import { ConfigError, PERSONAS, readConfig, tokenVariable, type ContractConfig, type Persona } from './lib/env.ts';
 import { createMasker } from './lib/mask.ts';
 import { preflight } from './lib/preflight.ts';
@@ -98,6 +97,8 @@ export async function runContract(argv: string[]): Promise<never> {
 
   const reporter = new ContractReporter((text) => process.stdout.write(masker.mask(text)));
   const report: Array<['junit', { outputFile: string; suiteName: string }]> = config.report === undefined ? [] : [['junit', { outputFile: resolve(config.report), suiteName: 'contract' }]];
+  // The runner (vitest, an optional peer) loads only now: --help and a bad configuration answer without it.
+  const { startVitest } = await import('vitest/node');
   const vitest = await startVitest(args, {
     root: ROOT,
     config: CONFIG,

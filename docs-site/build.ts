@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadDocument } from '../spec/lib/openapi.ts';
+import { loadDocument, type JsonObject } from '../spec/lib/openapi.ts';
+import { DOCUMENT_URL } from '../spec/lib/files.ts';
 import { generateSamples, withCodeSamples } from './samples.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -29,7 +30,8 @@ const BADGE = `data:image/svg+xml,${encodeURIComponent(
 
 /** Builds the page into `output` with redocly (a devDependency); returns the line to print. Throws redocly's output on failure. */
 export function buildDocs(output: string = DOCS_PAGE): string {
-  const document = withCodeSamples(loadDocument());
+  // The document with its prose (loadDocument() is the run-time one, without descriptions).
+  const document = withCodeSamples(JSON.parse(readFileSync(DOCUMENT_URL, 'utf8')) as JsonObject);
   const work = mkdtempSync(join(tmpdir(), 'docs-site-'));
   let result: ReturnType<typeof spawnSync>;
   try {

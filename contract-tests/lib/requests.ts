@@ -2,7 +2,8 @@
 // operation's requestBody lists them) and overrides only what a test needs. Bodies are checked against the request
 // schema on the way out, so a builder never hands a test something the spec would not accept unless the test asks
 // for it (`withField`, `withoutField`).
-import { formatErrors, isObject, type JsonObject } from '../../spec/lib/openapi.ts';
+import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
+import { formatErrors } from '../../spec/lib/ajv.ts';
 import { operationModel, type OperationId, type OperationModel, type RequestBody } from './operations.ts';
 import { specValidator as schemas } from './validator.ts';
 

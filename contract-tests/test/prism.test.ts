@@ -11,7 +11,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACYCLIC_DOCUMENT_URL, dereference, isObject, loadDocument, pointerTo, type JsonObject } from '../../spec/lib/openapi.ts';
+import { dereference, isObject, loadDocument, pointerTo, type JsonObject } from '../../spec/lib/openapi.ts';
+import { ACYCLIC_DOCUMENT_URL } from '../../spec/lib/files.ts';
 import { operationModels } from '../lib/operations.ts';
 import { ROOT, runContract, summaryOf, withOutput } from './support.ts';
 

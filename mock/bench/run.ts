@@ -18,8 +18,10 @@ import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ACYCLIC_DOCUMENT_URL, dereference, isObject, listOperations, loadDocument, DOCUMENT_URL } from '../../spec/lib/openapi.ts';
+import { dereference, isObject, listOperations, loadDocument } from '../../spec/lib/openapi.ts';
+import { ACYCLIC_DOCUMENT_URL, DOCUMENT_URL } from '../../spec/lib/files.ts';
 import { EVENT_JOURNAL_LIMIT } from '../src/store.ts';
+import { BUNDLE_LIMITS, measureBrowserBundle, type BundleReport } from './bundle.ts';
 import { startArgs } from './launch.ts';
 import { fixed, median, rounded, table } from './format.ts';
 import { heapAfterGc, type HeapAfterGc } from './heap.ts';
@@ -201,9 +203,14 @@ async function firstCorrect(proc: Proc, base: () => string | undefined, probe: P
 const SERVERS = ['mock', 'mock-sample', 'prism-default', 'express-floor', 'express', 'http'] as const;
 /** Our mock with its state in Redis (--store): one replica, and two replicas with the load split evenly over them. */
 const SHARED = ['redis-1', 'redis-2'] as const;
-type ServerName = (typeof SERVERS)[number] | (typeof SHARED)[number];
+/** The mock as users install it: the compiled package's bin (dist/cli/bin.cjs), started with plain node. Cold start only. */
+const INSTALLED = 'installed';
+type ServerName = (typeof SERVERS)[number] | (typeof SHARED)[number] | typeof INSTALLED;
+/** The compiled bin, as `npx service-external-api` runs it from node_modules (npm run build writes it). */
+const INSTALLED_BIN = 'dist/cli/bin.cjs';
 const LABELS: Record<ServerName, string> = {
   mock: 'our mock',
+  installed: 'our mock, installed',
   'mock-sample': 'our mock, sample',
   'prism-default': 'Prism (default)',
   'express-floor': 'parse-and-stringify Express floor',
@@ -217,7 +224,7 @@ const OPERATIONS_ONLY: ReadonlySet<ServerName> = new Set(['mock-sample', 'expres
 /** The servers of `--stages`: the rows beside the stage table. */
 const STAGE_SERVERS: ReadonlyArray<ServerName> = ['mock', 'mock-sample', 'express-floor', 'express', 'prism-default'];
 /** The servers whose cold start is measured (the sample mock starts as ours does, the floor as bare Express). */
-const COLD_STARTS: ReadonlyArray<ServerName> = ['mock', 'prism-default', 'express', 'http'];
+const COLD_STARTS: ReadonlyArray<ServerName> = ['mock', INSTALLED, 'prism-default', 'express', 'http'];
 
 /** A server; a shared-store mock also has its other replicas and the Redis process, whose CPU counts as its own. */
 type Running = { name: ServerName; proc: Proc; pid: number; url: string; readyMs: number; also: Array<{ url: string; pid: number }>; storePid?: number };
@@ -244,8 +251,11 @@ async function startServer(name: ServerName, ctx: Context, readyTimeoutMs = 60_0
   let proc: Proc;
   let port: number | undefined;
   let marker: string;
-  const printsPort = name === 'mock' || name === 'mock-sample' || name === 'express' || name === 'http' || name === 'express-floor';
-  if (name === 'mock' || name === 'mock-sample') {
+  const printsPort = name === 'mock' || name === 'mock-sample' || name === INSTALLED || name === 'express' || name === 'http' || name === 'express-floor';
+  if (name === INSTALLED) {
+    proc = launch(name, [INSTALLED_BIN, 'mock', '--port', '0'], { keepStdout: 'head' });
+    marker = INSTALLED_BIN;
+  } else if (name === 'mock' || name === 'mock-sample') {
     proc = launch(name, mockArgs(name), env ? { keepStdout: 'head', env } : { keepStdout: 'head' });
     marker = MOCK_MAIN;
   } else if (name === 'express' || name === 'http' || name === 'express-floor') {
@@ -421,6 +431,10 @@ const TARGETS = {
   rss_mb_after_load: 160,
   rss_mb_after_session_writes: 400,
   cold_start_ms: 300,
+  /** The installed mock's first answer, as a multiple of a bare node:http server's started the same way. */
+  installed_cold_start_ratio: 3,
+  /** `service-external-api mock --help`, installed. */
+  help_ms: 100,
   /** createMockApp() / createMockHandlers() + the first correct 200, the median after the first: at most. */
   in_process_start_ms: 20,
 } as const;
@@ -625,24 +639,44 @@ async function main(): Promise<number> {
     say(`prism: ${prism.literal.tried ? `generated/openapi.json gave no answer in ${prism.literal.waited_s} s; ` : ''}serving ${prism.used} (${(bytes / 1024).toFixed(0)} KiB)`);
   }
 
-  // Cold starts: spawn → first correct 200 of resumeProject, each on a fresh process.
+  // Cold starts: spawn → first correct 200 of resumeProject, each on a fresh process, the servers interleaved (one
+  // start of each, then the next round), so a burst of load on the machine falls on all of them alike.
   const coldStarts: Record<string, { median_ms: number; samples_ms: number[] }> = {};
   let firstStartMs: number | undefined;
+  let helpMs: { median_ms: number; samples_ms: number[] } | undefined;
   if (full && settings.coldStarts > 0) {
-    for (const name of COLD_STARTS.filter((s) => servers.includes(s))) {
-      const samples: number[] = [];
-      for (let i = 0; i < settings.coldStarts; i++) {
+    const installed = existsSync(join(ROOT, INSTALLED_BIN));
+    if (!installed) failures.push(`cold start of the installed mock: ${INSTALLED_BIN} is missing (npm run build writes it)`);
+    const measured = COLD_STARTS.filter((s) => (s === INSTALLED ? installed : servers.includes(s)));
+    const samples = new Map<ServerName, number[]>(measured.map((name) => [name, []]));
+    const failed = new Set<ServerName>();
+    for (let i = 0; i < settings.coldStarts; i++) {
+      for (const name of measured) {
+        if (failed.has(name)) continue;
         try {
           const server = await startServer(name, ctx);
-          samples.push(Number(server.readyMs.toFixed(1)));
+          samples.get(name)?.push(Number(server.readyMs.toFixed(1)));
           await stop(server.proc);
         } catch (error) {
+          failed.add(name);
           failures.push(`cold start of ${name}: ${error instanceof Error ? error.message : String(error)}`);
-          break;
         }
       }
-      coldStarts[name] = { median_ms: Number(median(samples).toFixed(1)), samples_ms: samples };
-      say(`cold start ${LABELS[name].padEnd(16)} median ${fixed(median(samples), 0).padStart(5)} ms  (${samples.map((s) => s.toFixed(0)).join(', ')})`);
+    }
+    for (const [name, list] of samples) {
+      coldStarts[name] = { median_ms: Number(median(list).toFixed(1)), samples_ms: list };
+      say(`cold start ${LABELS[name].padEnd(20)} median ${fixed(median(list), 0).padStart(5)} ms  (${list.map((s) => s.toFixed(0)).join(', ')})`);
+    }
+    // `service-external-api mock --help` as installed: spawn → exit.
+    if (installed) {
+      const list: number[] = [];
+      for (let i = 0; i < Math.max(settings.coldStarts, 5); i++) {
+        const since = performance.now();
+        execFileSync(process.execPath, [INSTALLED_BIN, 'mock', '--help'], { cwd: ROOT, stdio: 'ignore' });
+        list.push(Number((performance.now() - since).toFixed(1)));
+      }
+      helpMs = { median_ms: Number(median(list).toFixed(1)), samples_ms: list };
+      say(`installed mock --help: median ${fixed(helpMs.median_ms, 0)} ms  (${list.map((s) => s.toFixed(0)).join(', ')})`);
     }
     // The starts above find Node's compile cache as earlier starts left it (entry.cjs enables it), as a developer's
     // second start does; a brand-new checkout's very first start has an empty one.
@@ -821,6 +855,20 @@ async function main(): Promise<number> {
     say(formatStageTable(stageReport, baselines, overhead));
   }
 
+  // The browser bundle of service-external-api/msw, from the compiled package (what a frontend build bundles).
+  let bundle: BundleReport | undefined;
+  const mswEntry = join(ROOT, 'dist', 'mock', 'src', 'msw.js');
+  if (full && existsSync(mswEntry)) {
+    try {
+      bundle = await measureBrowserBundle(mswEntry);
+      say();
+      say(`service-external-api/msw for a browser: ${fixed(bundle.total_gzip / 1024, 1)} KB gzip in all, ${fixed(bundle.first_answer_gzip / 1024, 1)} KB before the first answer; ${bundle.chunks.map((c) => `${c.file} ${fixed(c.gzip / 1024, 1)} KB (${c.loaded})`).join(' · ')}`);
+      say(`  largest modules: ${bundle.top_modules.map((m) => `${m.module} ${fixed(m.bytes / 1024, 0)} KB`).join(' · ')}`);
+    } catch (error) {
+      failures.push(`the msw bundle: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  } else if (full) failures.push('the msw bundle: dist/mock/src/msw.js is missing (npm run build writes it)');
+
   // Targets: each from this run; one not measured in this run is left out.
   type Verdict = { target: string; value: number | Record<string, number> | null; met: boolean };
   const targets: Record<string, Verdict> = {};
@@ -842,6 +890,14 @@ async function main(): Promise<number> {
   if (full) targets['rss_mb_after_load'] = atMost(finalRss['mock'] ?? undefined, TARGETS.rss_mb_after_load);
   if (memory) targets['rss_mb_after_session_writes'] = atMost(memory.rss_mb ?? undefined, TARGETS.rss_mb_after_session_writes);
   if (coldStarts['mock']) targets['cold_start_ms'] = atMost(coldStarts['mock'].median_ms, TARGETS.cold_start_ms);
+  if (coldStarts[INSTALLED] && coldStarts['http']) {
+    targets['installed_cold_start_vs_node_http'] = atMost(Number((coldStarts[INSTALLED].median_ms / coldStarts['http'].median_ms).toFixed(2)), TARGETS.installed_cold_start_ratio);
+  }
+  if (helpMs) targets['installed_help_ms'] = atMost(helpMs.median_ms, TARGETS.help_ms);
+  if (bundle) {
+    targets['msw_bundle_total_kb_gzip'] = atMost(Number((bundle.total_gzip / 1024).toFixed(1)), BUNDLE_LIMITS.total_gzip / 1024);
+    targets['msw_bundle_first_answer_kb_gzip'] = atMost(Number((bundle.first_answer_gzip / 1024).toFixed(1)), BUNDLE_LIMITS.first_answer_gzip / 1024);
+  }
   if (inProcess) {
     targets['in_process_start_ms_app'] = atMost(inProcess.app.later_median_ms, TARGETS.in_process_start_ms);
     targets['in_process_start_ms_msw'] = atMost(inProcess.msw.later_median_ms, TARGETS.in_process_start_ms);
@@ -887,6 +943,8 @@ async function main(): Promise<number> {
     shared_store: shared,
     cold_starts: coldStarts,
     first_start_empty_compile_cache_ms: firstStartMs ?? null,
+    installed_help_ms: helpMs ?? null,
+    msw_bundle: bundle ?? null,
     in_process_start: inProcess,
     rss_mb_after_all_load: finalRss,
     heap_after_gc_after_load: heapAfterLoad,

@@ -6,7 +6,7 @@ import * as errors from './errors.ts';
 import { slugId } from './ids.ts';
 import type { Framed } from './reply.ts';
 import { DEFAULT_SESSION, REQUEST_JOURNAL_LIMIT, SESSION_NAME, StoreUnavailable, type Sessions } from './sessions.ts';
-import type { Seed, State } from './state.ts';
+import type { Fixtures, Seed, State } from './state.ts';
 import type { Store, WriteEvent } from './store.ts';
 
 type Named = { uuid: string; name?: string; full_name?: string };
@@ -16,11 +16,16 @@ function idOf(rows: ReadonlyArray<Named>, uuid: string): string {
   return row ? slugId(row.name ?? row.full_name ?? '', uuid) : uuid;
 }
 
-export type Fixtures = { tokens: Record<string, string>; projects: Record<string, string>; goals: Record<string, string>; people: Record<string, string> };
+export type { Fixtures } from './state.ts';
 
 /** Tokens by persona and record ids by story, in the id form responses use. Every value is a string. */
 export function fixturesOf(seed: Seed, state: State): Fixtures {
-  const map = (ids: Record<string, string>, rows: ReadonlyArray<Named>): Record<string, string> => Object.fromEntries(Object.entries(ids).map(([key, uuid]) => [key, idOf(rows, uuid)]));
+  // A copy with every uuid replaced by the record's id: the copy keeps the seed's names, and with them their type.
+  const map = <T extends Record<string, string>>(ids: T, rows: ReadonlyArray<Named>): T => {
+    const out = { ...ids };
+    for (const key of Object.keys(out)) Object.assign(out, { [key]: idOf(rows, ids[key] ?? '') });
+    return out;
+  };
   return {
     tokens: { ...seed.fixtures.tokens },
     projects: map(seed.fixtures.projects, state.projects),

@@ -2,14 +2,13 @@
 // runs behind Express (express.ts), in MSW handlers in a test or a browser page (msw.ts), and in a service worker.
 // It owns everything between the bytes in and the bytes out: CORS, the control endpoints, sessions, `Prefer`, the
 // order of checks (pipeline.ts), the response self-check, delays and the request journal.
-import { sharedRouting, type Routing } from './backend.ts';
 import { control, sessionName } from './controls.ts';
 import { cors, type CorsOptions } from './cors.ts';
 import { controlOriginAllowed, crossOrigin, misdirected } from './guard.ts';
 import * as errors from './errors.ts';
 import { answer, readOperations, type Answer, type MockRequest, type Operations } from './pipeline.ts';
 import { forcedReply, parsePrefer } from './prefer.ts';
-import { frameReply, selfCheck, type Framed, type ReplyChecker, type SelfCheckMode } from './reply.ts';
+import { frameReply, selfCheck, verdictsLoaded, type Framed, type ReplyChecker, type SelfCheckMode } from './reply.ts';
 import { defaultSeed } from './seed.ts';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES, MemorySessions, SESSION_HEADER, StoreUnavailable, type Sessions } from './sessions.ts';
 import type { StoreOptions } from './store.ts';
@@ -70,7 +69,7 @@ export type MockCore = {
   seed: Seed;
   sessions: Sessions;
   bodyLimit: number;
-  /** Settles when the core can answer: undefined, or the error that kept openapi-backend from starting. */
+  /** Settles when the core can answer: undefined, or the error that kept its response validators from loading. */
   ready: Promise<Error | undefined>;
   /** Answers one request (the adapters' entry: no WHATWG objects made). */
   answer(request: MockRequest): Promise<Framed>;
@@ -104,15 +103,16 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
   const seed = options.seed ?? defaultSeed();
   const now = options.now ?? (() => new Date());
   const sessions = options.sessions ?? memorySessions(seed, now, options);
-  const checkReply: ReplyChecker = selfCheck(options.selfCheck ?? (options.validateResponses === false ? 'off' : 'always'));
-  const routing: Routing = sharedRouting();
+  const mode = options.selfCheck ?? (options.validateResponses === false ? 'off' : 'always');
+  const checkReply: ReplyChecker = selfCheck(mode);
   const operations: Operations = readOperations();
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const corsOptions = options.cors ?? { enabled: true };
   const controlsOn = options.control !== false;
   let startFailure: Error | undefined;
   let started = false;
-  const ready = routing.ready.then((failure) => {
+  // Ready once the self-check's validators have loaded (a chunk of their own in a browser bundle).
+  const ready = (mode === 'off' ? Promise.resolve(undefined) : verdictsLoaded()).then((failure) => {
     started = true;
     startFailure = failure;
     return failure;
@@ -152,7 +152,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
       if (startFailure) throw startFailure;
       if (request.bodyError) {
         // The body was refused while it was read, before anything else looked at the request.
-        result = await answer(request, url, { routing, operations, sessions, session: '', force: () => undefined });
+        result = await answer(request, url, { operations, sessions, session: '', force: () => undefined });
       } else {
         const prefer = parsePrefer(request.header('prefer'));
         if (!name.ok) result = { reply: errors.MOCK_CONTROL_ERROR(name.message), options: {} };
@@ -160,7 +160,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
         else {
           const preferences = prefer.value;
           // A forced answer (Prefer: code / example) replaces the operation once the operation is known: no state change.
-          result = await answer(request, url, { routing, operations, sessions, session: name.name, force: (id) => forcedReply(id, preferences) });
+          result = await answer(request, url, { operations, sessions, session: name.name, force: (id) => forcedReply(id, preferences) });
         }
         const wait = prefer.ok && prefer.value.delay !== undefined ? prefer.value.delay : options.delay ? options.delay.min + Math.random() * (options.delay.max - options.delay.min) : 0;
         if (wait > 0) await sleep(wait);
@@ -177,7 +177,8 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
     // errors are not in the spec).
     let violations: string[];
     try {
-      violations = result.reply.code.startsWith('MOCK_') ? [] : checkReply(result.reply, operationId, framed);
+      const checked = result.reply.code.startsWith('MOCK_') ? [] : checkReply(result.reply, operationId, framed);
+      violations = Array.isArray(checked) ? checked : await checked;
     } catch (error) {
       violations = [`the self-check failed: ${error instanceof Error ? error.message : String(error)}`];
     }

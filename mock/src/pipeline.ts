@@ -4,17 +4,15 @@
 //   2. Router     the /api/external/v1 forward: 404 outside it; `accepts json`: 406
 //   3. Parser     TurboConnect's Plug.Parsers: 415 for a Content-Type it cannot parse
 //   4. Match      method 405; operation name 400 (missing / too many segments); lookup 404 Mutation/Query not found
-//                 (openapi-backend's router: backend.ts)
+//                 (the spec's operations by path: spec/lib/operations.ts)
 //   5. Inputs     ParseInputs: unknown field 400, type 400/500, id 404/500, rich text 500, null 400 (decode.ts)
-//   6. Token      RequireApiToken: 401 (the operation's security scheme from openapi-backend; security.ts)
+//   6. Token      RequireApiToken: 401 (when the operation's security requires the bearer token; security.ts)
 //   7. Read-only  EnforceTokenAccessMode: 403 text
-//   8. Required   RequiredFieldValidator: 400 Missing required fields (openapi-backend's request validation)
+//   8. Required   RequiredFieldValidator: 400 Missing required fields (the request schema's required fields)
 //   9. Handler    404 not visible, 403 cannot edit, 500 operation failed, 200 (handlers.ts, store.ts)
 // Steps 1–5 run before the token is looked at, so a request without a token can get 400, 404, 405, 413, 415 or 500.
 // Nothing here is framework- or Node-specific: the request is a method, a target, headers and the body's bytes.
-import type { Operation } from 'openapi-backend';
-import { operationModels, type OperationId, type OperationModel } from '../../spec/lib/operations.ts';
-import type { Routing } from './backend.ts';
+import { operationModels, type OperationModel } from '../../spec/lib/operations.ts';
 import { decodeInputs } from './decode.ts';
 import * as errors from './errors.ts';
 import { handlers } from './handlers/index.ts';
@@ -58,35 +56,43 @@ function percentDecode(segment: string): string | undefined {
   return segment.replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
-export type Operations = { prefix: string[]; byId: Map<string, OperationModel> };
+export type Operations = {
+  /** The shared path prefix the operations sit under (the forward), as segments. */
+  prefix: string[];
+  /** Each operation by the path a POST names it with: the lookup of step 4. */
+  byPath: Map<string, OperationModel>;
+};
 
-/** The operations of the spec (spec/lib/operations.ts) and the shared path prefix they sit under (the forward). */
+/** The operations of the spec (spec/lib/operations.ts) by path, and the shared path prefix they sit under. */
 export function readOperations(): Operations {
   let prefix: string[] | undefined;
-  const byId = new Map<string, OperationModel>();
+  const byPath = new Map<string, OperationModel>();
   for (const model of operationModels()) {
+    if (model.method !== 'POST') throw new Error(`${model.operationId} is a ${model.method}; the service's external API is mutations, all POST`);
+    const other = model.security.find((scheme) => scheme.type !== 'bearer');
+    if (other) throw new Error(`${model.operationId} accepts ${other.name}, which is not a bearer token; the mock knows API tokens only`);
     const own = model.path.split('/').filter(Boolean).slice(0, -2);
     if (prefix && prefix.join('/') !== own.join('/')) throw new Error(`${model.path} is not under /${prefix.join('/')}`);
     prefix = own;
     const undecodable = model.fields.find((f) => f.kind === 'other');
     if (undecodable) throw new Error(`${model.operationId}.${undecodable.name}: the spec gives it no input kind the decoder knows (decode.ts)`);
-    byId.set(model.operationId, model);
+    byPath.set(model.path, model);
   }
-  return { prefix: prefix ?? [], byId };
+  return { prefix: prefix ?? [], byPath };
+}
+
+/** Step 8: the required fields of the request schema that `params` lacks, in the order the spec declares them. */
+export function missingFields(model: OperationModel, params: Readonly<Record<string, unknown>>): string[] {
+  return model.required.filter((field) => !Object.hasOwn(params, field) || params[field] === undefined);
 }
 
 export type PipelineDeps = {
-  routing: Routing;
   operations: Operations;
   sessions: Sessions;
   session: string;
   /** The mock's forced answer for an operation (Prefer: code / example), checked once the operation is known. */
   force: (operationId: string) => Reply | undefined;
 };
-
-function isOperationId(operations: Operations, value: string | undefined): value is OperationId {
-  return value !== undefined && operations.byId.has(value);
-}
 
 /** Answers an API request; `url` is the request's target, parsed once by the core. */
 export async function answer(request: MockRequest, url: URL, deps: PipelineDeps): Promise<Answer> {
@@ -123,17 +129,16 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
   if (BODY_METHODS.has(method) && kind === 'unsupported') return { reply: errors.UNSUPPORTED_MEDIA_TYPE, options: {} };
   mark('parse');
 
-  // 4. Match: GET/HEAD are queries, POST mutations, anything else 405; then the name; then the lookup, which is
-  // openapi-backend's routing of a POST to the operation's path.
+  // 4. Match: GET/HEAD are queries, POST mutations, anything else 405; then the name; then the lookup of the
+  // operation a POST to that path names.
   if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return { reply: errors.METHOD_NOT_ALLOWED, options: {} };
   const name = segments.slice(prefix.length);
   if (name.length === 0) return { reply: errors.MISSING_QUERY_NAME, options: {} };
   if (name.length > 2) return { reply: errors.INVALID_QUERY_NAME(name), options: {} };
   if (method !== 'POST') return { reply: errors.QUERY_NOT_FOUND, options: {} };
-  const operation: Operation | undefined = deps.routing.match(`/${[...deps.operations.prefix, ...name].join('/')}`);
-  const operationId = operation?.operationId;
-  const model = isOperationId(deps.operations, operationId) ? deps.operations.byId.get(operationId) : undefined;
-  if (!operation || !model || !isOperationId(deps.operations, operationId)) return { reply: errors.MUTATION_NOT_FOUND, options: {} };
+  const model = deps.operations.byPath.get(`/${[...deps.operations.prefix, ...name].join('/')}`);
+  if (!model) return { reply: errors.MUTATION_NOT_FOUND, options: {} };
+  const { operationId } = model;
   mark('route');
 
   // (Mock only: a forced answer replaces everything from here on, so it never changes the state.)
@@ -153,7 +158,7 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
   if (internal) return { reply: errors.UNAUTHORIZED, options: {} };
 
   // 6–9 against the session's store, as one write (sessions.ts): who is calling, what they may do, the operation.
-  const secured = deps.routing.schemes(operation).includes('bearerAuth');
+  const secured = model.security.length > 0;
   const token = tokenFromAuthorization(request.header('authorization'));
   const reply = await deps.sessions.write(deps.session, (store): Reply => {
     // 6. Who is calling: a principal, or 401.
@@ -167,7 +172,7 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
     // 8. Request validation finds the missing required fields. Anything else the schema rejects was already accepted
     // by the input decoder, as production accepts it (a blank `success`, a null in subscriber_ids): the operation
     // runs and fails there, as it does in production.
-    const missing = deps.routing.missing(operation, params);
+    const missing = missingFields(model, params);
     if (missing.length > 0) return errors.MISSING_REQUIRED_FIELDS(missing);
     mark('validate');
     // 9. The operation.

@@ -1,8 +1,8 @@
 // A reply is what the mock answers, before it is framed: status, body and production's framing. Every reply passes
 // `checkReply` (the response self-check against the spec) and is framed by `frameReply`, nowhere else.
-import { validators } from '../../generated/response-validators.js';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import { checkResponse } from '../../spec/lib/conformance.ts';
-import { createSchemaValidator, loadDocument, type SchemaValidator } from '../../spec/lib/openapi.ts';
+import { loadDocument, type SchemaValidator } from '../../spec/lib/openapi.ts';
 import { errorsOf } from '../../spec/lib/violations.ts';
 import { randomBytes, toBase64Url } from './digest.ts';
 import * as errors from './errors.ts';
@@ -15,8 +15,6 @@ export type ReplyOptions = {
   operationId?: string;
   /** Errors raised before the router (invalid JSON, 413, 406) are rendered from the entry connection: no request id. */
   entry?: boolean;
-  /** The reply already passed the self-check (openapi-backend's postResponseHandler). */
-  checked?: boolean;
 };
 
 /** The media type a reply is documented under: plain-text and JSON bodies sent without a Content-Type included. */
@@ -25,37 +23,77 @@ export function mediaTypeOf(reply: Reply): string {
   return typeof reply.body === 'string' ? 'text/plain' : 'application/json';
 }
 
-/** The self-check: what is wrong with a reply of an operation (its framed form when there is one), in one line each. */
-export type ReplyChecker = (reply: Reply, operationId: string | undefined, framed?: Framed) => string[];
+/**
+ * The self-check: what is wrong with a reply of an operation (its framed form when there is one), in one line each.
+ * A reply that passes is answered at once; a failing one (or one checked before the validators have loaded) after
+ * the detailed validator, loaded then, has said why.
+ */
+export type ReplyChecker = (reply: Reply, operationId: string | undefined, framed?: Framed) => string[] | Promise<string[]>;
+
+type Verdicts = Readonly<Record<string, (data: unknown) => boolean>>;
+
+let precompiled: Promise<Verdicts> | undefined;
 
 /**
- * A validator that answers "valid" from the code `npm run generate` precompiled (generated/response-validators.js:
- * no schema compilation at start-up), and compiles the detailed one (every error) only for a value that fails, or
- * for a schema the precompiled code does not hold (the documented headers).
+ * The validators `npm run generate` precompiled (generated/response-validators.js: valid or not, no compiler at
+ * start-up), imported once per process, and not before a checker asks: a browser bundle loads them as a chunk of
+ * their own while the app starts, after the entry's first line.
  */
-function defaultValidator(): SchemaValidator {
-  let detailed: SchemaValidator | undefined;
-  const slow = (): SchemaValidator => (detailed ??= createSchemaValidator(loadDocument(), { fastCompile: true }));
-  return { validate: (pointer, value) => (validators[pointer]?.(value) === true ? [] : slow().validate(pointer, value)) };
+function loadVerdicts(): Promise<Verdicts> {
+  return (precompiled ??= import('../../generated/response-validators.js').then((module) => module.validators));
 }
+
+/** Settles when the precompiled validators have loaded: with undefined, or with the error that kept them from loading. */
+export function verdictsLoaded(): Promise<Error | undefined> {
+  return loadVerdicts().then(
+    () => undefined,
+    (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+  );
+}
+
+let detailed: Promise<SchemaValidator> | undefined;
+
+/** Ajv's detailed validator (every error, spec/lib/ajv.ts), loaded and compiled only to explain a reply that fails. */
+function loadDetailed(): Promise<SchemaValidator> {
+  return (detailed ??= import('../../spec/lib/ajv.ts').then(({ createSchemaValidator }) => createSchemaValidator(loadDocument(), { fastCompile: true })));
+}
+
+/** What a precompiled verdict of "not valid" reads as, to the checker: an error, explained by the detailed validator. */
+const NOT_VALID: ErrorObject[] = [{ instancePath: '', schemaPath: '', keyword: 'precompiled', params: {}, message: 'does not match the schema' }];
 
 /**
  * Checks replies with the package's one response checker (spec/lib/conformance.ts): documented status, media type,
  * body schema and documented headers. Errors only (a warning, such as production's missing Content-Type on a
- * plain-text error, is what the spec says production does), each as one line naming where.
+ * plain-text error, is what the spec says production does), each as one line naming where. With no validator given,
+ * the precompiled verdicts decide and Ajv explains a failure.
  */
-export function createReplyChecker(validator: SchemaValidator = defaultValidator()): ReplyChecker {
-  const options = { validator, unknownFields: false, warnings: false };
-  return (reply, operationId, framed) => {
-    if (!operationId) return [];
+export function createReplyChecker(validator?: SchemaValidator): ReplyChecker {
+  const check = (schemas: SchemaValidator, reply: Reply, operationId: string, framed: Framed | undefined): string[] => {
     const headers: Record<string, string> = {};
     for (const [name, value] of framed?.headers ?? []) headers[name] = value;
     const contentType = CONTENT_TYPES[reply.framing];
     if (!framed && contentType) headers['content-type'] = contentType;
     const text = framed?.body ?? (typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
-    const violations = checkResponse(operationId, { status: reply.status, headers, text, body: reply.body }, options);
+    const violations = checkResponse(operationId, { status: reply.status, headers, text, body: reply.body }, { validator: schemas, unknownFields: false, warnings: false });
     const media = mediaTypeOf(reply);
     return errorsOf(violations).map((v) => (v.location[1] === 'body' ? `${operationId} ${reply.status} ${media}: /${v.location.slice(2).join('/')} ${v.message}` : v.message));
+  };
+  if (validator) return (reply, operationId, framed) => (operationId ? check(validator, reply, operationId, framed) : []);
+  let verdicts: Verdicts | undefined;
+  const loading = loadVerdicts().then((loaded) => {
+    verdicts = loaded;
+  });
+  // A load failure is the first check's to report, never an unhandled rejection.
+  loading.catch(() => undefined);
+  const quick: SchemaValidator = { validate: (pointer, value) => (verdicts?.[pointer]?.(value) === true ? [] : NOT_VALID) };
+  return (reply, operationId, framed) => {
+    if (!operationId) return [];
+    if (verdicts && check(quick, reply, operationId, framed).length === 0) return [];
+    return (async () => {
+      await loading;
+      if (check(quick, reply, operationId, framed).length === 0) return [];
+      return check(await loadDetailed(), reply, operationId, framed);
+    })();
   };
 }
 

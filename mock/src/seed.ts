@@ -6,11 +6,9 @@ import type { Schemas } from '../../spec/lib/schemas.ts';
 import { sha256, toBase64Url, toHex } from './digest.ts';
 import { decodeId, datedId, shortId } from './ids.ts';
 import { hashToken } from './security.ts';
-import type { Access, Goal, GoalRow, Person, PersonRow, Project, ProjectRow, Seed, State } from './state.ts';
+import { PERSONAS, type Access, type Fixtures, type Persona, type Goal, type GoalRow, type Person, type PersonRow, type Project, type ProjectRow, type Seed, type State } from './state.ts';
 
-/** The personas of REFERENCE.md decision 5 (and DESIGN.md "Mock control endpoints"). */
-export const PERSONAS = ['full_access', 'read_only', 'comment_only', 'no_access', 'suspended'] as const;
-export type Persona = (typeof PERSONAS)[number];
+export { PERSONAS, type Persona } from './state.ts';
 
 /**
  * A record from one of the spec's response examples. The examples are validated against these very schemas by
@@ -171,10 +169,9 @@ export function defaultSeed(): Seed {
     no_access: { person: dan.uuid, readOnly: false },
     suspended: { person: erin.uuid, readOnly: false },
   };
-  const tokens: Record<string, string> = {};
+  const tokens = Object.fromEntries(PERSONAS.map((persona) => [persona, tokenFor(persona)])) as Fixtures['tokens'];
   for (const persona of PERSONAS) {
-    const raw = tokenFor(persona);
-    tokens[persona] = raw;
+    const raw = tokens[persona];
     state.tokens.push({ persona, sha256: toHex(hashToken(raw)), person_uuid: owners[persona].person, read_only: owners[persona].readOnly });
   }
 

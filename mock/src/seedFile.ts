@@ -2,9 +2,10 @@
 // the spec (state.ts's rows, whose enums, access levels and templates are the spec's own schemas), and every error
 // names the path of the first wrong field, so a bad seed is exit 2 at start, never a 500 on every request later.
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { createAjv, isObject, loadDocument, pointerTo } from '../../spec/lib/openapi.ts';
+import { isObject, loadDocument, pointerTo } from '../../spec/lib/openapi.ts';
+import { createAjv } from '../../spec/lib/ajv.ts';
 import { schemaViolations } from '../../spec/lib/schemas.ts';
-import type { Seed } from './state.ts';
+import { GOAL_STORIES, PERSONAS, PROJECT_STORIES, type Seed } from './state.ts';
 
 const spec = (name: string): { $ref: string } => ({ $ref: `openapi.json${pointerTo('components', 'schemas', name)}` });
 const nullable = (schema: object): object => ({ anyOf: [schema, { type: 'null' }] });
@@ -13,6 +14,9 @@ const timestamp = { type: 'string', format: 'date-time' };
 const uuid = { type: 'string', format: 'uuid' };
 const row = (properties: Record<string, object>): object => ({ type: 'object', required: Object.keys(properties), properties });
 const access = row({ public: spec('AccessLevel'), company: spec('AccessLevel'), space: spec('AccessLevel'), people: { type: 'object', additionalProperties: spec('AccessLevel') } });
+
+/** A map of strings that has every one of `names`, and may have more. */
+const named = (names: ReadonlyArray<string>): object => ({ type: 'object', required: [...names], properties: Object.fromEntries(names.map((name) => [name, string])), additionalProperties: string });
 
 /** The JSON Schema of a seed file: state.ts's row types, with the spec's schemas for every enum, level and template. */
 export function seedSchema(): object {
@@ -45,7 +49,8 @@ export function seedSchema(): object {
         subscriptions: list({ type: 'object' }),
         notifications: list({ type: 'object' }),
       }),
-      fixtures: row(Object.fromEntries(['tokens', 'projects', 'goals', 'people'].map((key) => [key, { type: 'object', additionalProperties: string }]))),
+      // Every persona's token and every story's record (state.ts, Fixtures), and any more a seed adds.
+      fixtures: row({ tokens: named(PERSONAS), projects: named(PROJECT_STORIES), goals: named(GOAL_STORIES), people: { type: 'object', additionalProperties: string } }),
     },
   };
 }

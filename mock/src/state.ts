@@ -98,11 +98,25 @@ export type State = {
   notifications: NotificationRow[];
 };
 
-/** What a caller needs to use a state: raw tokens by persona and record uuids by story. */
+/** The personas of REFERENCE.md decision 5 (and DESIGN.md "Mock control endpoints"), each with a token. */
+export const PERSONAS = ['full_access', 'read_only', 'comment_only', 'no_access', 'suspended'] as const;
+export type Persona = (typeof PERSONAS)[number];
+/** The seeded records by story: what mock/openapi.yaml's Fixtures requires (controls.test.ts holds them to it). */
+export const PROJECT_STORIES = ['paused', 'active', 'closed'] as const;
+export const GOAL_STORIES = ['open', 'closed'] as const;
+
+/** Values by the names every seed has, and by whatever other names a seed file adds. */
+type Named<K extends string> = Record<K, string> & Record<string, string>;
+
+/**
+ * What a caller needs to use a state: raw tokens by persona and records by story (uuids in a seed, the ids responses
+ * use in GET /__mock/fixtures). The named keys are always there, so `fixtures.tokens.full_access` is a string even
+ * under `noUncheckedIndexedAccess`.
+ */
 export type Fixtures = {
-  tokens: Record<string, string>;
-  projects: Record<string, string>;
-  goals: Record<string, string>;
+  tokens: Named<Persona>;
+  projects: Named<(typeof PROJECT_STORIES)[number]>;
+  goals: Named<(typeof GOAL_STORIES)[number]>;
   people: Record<string, string>;
 };
 

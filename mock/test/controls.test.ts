@@ -233,7 +233,8 @@ describe('--no-control and in-process use', () => {
 describe('the control endpoints keep their own OpenAPI document (mock/openapi.yaml)', () => {
   it('answers every documented control endpoint with a body that validates against it', async () => {
     const { readFileSync } = await import('node:fs');
-    const { createSchemaValidator, formatErrors, listOperations, responseSchemaPointer } = await import('../../spec/lib/openapi.ts');
+    const { listOperations, responseSchemaPointer } = await import('../../spec/lib/openapi.ts');
+    const { createSchemaValidator, formatErrors } = await import('../../spec/lib/ajv.ts');
     const document: unknown = JSON.parse(readFileSync(new URL('../../generated/mock-control.json', import.meta.url), 'utf8'));
     if (!isObject(document)) throw new Error('generated/mock-control.json is not a document');
     const validator = createSchemaValidator(document);
@@ -251,5 +252,26 @@ describe('the control endpoints keep their own OpenAPI document (mock/openapi.ya
     const bad = await mock.send({ method: 'GET', path: '/__mock/events?since=nope', headers: session });
     const errorPointer = responseSchemaPointer(document, operations.find((o) => o.operationId === 'listEvents')?.pointer ?? '', 400, 'application/json');
     expect(formatErrors(validator.validate(errorPointer ?? '', bad.json()))).toBe('');
+  });
+});
+
+describe('the fixture names (state.ts) are the ones mock/openapi.yaml documents for GET /__mock/fixtures', () => {
+  it('personas, project stories and goal stories: the schema requires each, and nothing else', async () => {
+    const { GOAL_STORIES, PERSONAS, PROJECT_STORIES } = await import('../src/state.ts');
+    const control = (await import('../../generated/mock-control.json', { with: { type: 'json' } })).default as unknown;
+    const fixtures = isObject(control) && isObject(control['components']) && isObject(control['components']['schemas']) ? control['components']['schemas']['Fixtures'] : undefined;
+    const required = (key: string): unknown => (isObject(fixtures) && isObject(fixtures['properties']) && isObject(fixtures['properties'][key]) ? fixtures['properties'][key]['required'] : undefined);
+    expect(required('tokens')).toEqual([...PERSONAS]);
+    expect(required('projects')).toEqual([...PROJECT_STORIES]);
+    expect(required('goals')).toEqual([...GOAL_STORIES]);
+  });
+
+  it('a seed file without one of them is refused, naming it', async () => {
+    const { parseSeed } = await import('../src/seedFile.ts');
+    const seed: Record<string, unknown> = JSON.parse(JSON.stringify(defaultSeed()));
+    const fixtures = seed['fixtures'];
+    if (!isObject(fixtures) || !isObject(fixtures['projects'])) throw new Error('no fixtures');
+    delete fixtures['projects']['active'];
+    expect(parseSeed(JSON.stringify(seed))).toEqual({ ok: false, error: '$.fixtures.projects.active is missing' });
   });
 });

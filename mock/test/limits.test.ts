@@ -4,7 +4,8 @@
 // real service's JSON parser reads it.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSchemaValidator, formatErrors, isObject, listOperations, responseSchemaPointer } from '../../spec/lib/openapi.ts';
+import { isObject, listOperations, responseSchemaPointer } from '../../spec/lib/openapi.ts';
+import { createSchemaValidator, formatErrors } from '../../spec/lib/ajv.ts';
 import * as errors from '../src/errors.ts';
 import { JOURNAL_PATH_LENGTH } from '../src/sessions.ts';
 import { MAX_FORM_PAIRS, MAX_JSON_TOKENS } from '../src/transport.ts';

@@ -9,6 +9,7 @@ import { isObject } from '../../spec/lib/openapi.ts';
 import { defaultSeed } from '../src/index.ts';
 import { constantTimeEqual, toHex } from '../src/digest.ts';
 import { findToken, hashToken, type TokenRecord } from '../src/security.ts';
+import { GOAL_STORIES, PERSONAS, PROJECT_STORIES } from '../src/state.ts';
 import { readState, str } from './fuzz/state.ts';
 import { CLOSE, RESUME, doc, send, startMock, type Received, type RunningMock, type Sent } from './http.ts';
 
@@ -153,7 +154,7 @@ describe('tokens are never echoed, stored or journaled', () => {
     }
     // The state keeps SHA-256 hashes only.
     const state = readState(await mock.state());
-    expect(state.tokens.map((t) => str(t, 'sha256')).sort()).toEqual(Object.values(mock.fixtures.tokens).map((t) => toHex(hashToken(t))).sort());
+    expect(state.tokens.map((t) => str(t, 'sha256')).sort()).toEqual(Object.values<string>(mock.fixtures.tokens).map((t) => toHex(hashToken(t))).sort());
     // GET /__mock/fixtures hands out the seed's persona tokens (by design, mock/README.md), and nothing else.
     const fixtures = (await mock.send({ method: 'GET', path: '/__mock/fixtures' })).text;
     expect(leaks(fixtures, secrets.slice(1))).toHaveLength(3);
@@ -201,7 +202,14 @@ async function fixturesOver(port: number): Promise<RunningMock['fixtures']> {
     if (!isObject(value)) throw new Error(`fixtures.${key} is not an object`);
     return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));
   };
-  return { tokens: map('tokens'), projects: map('projects'), goals: map('goals'), people: map('people') };
+  // Every name the fixtures promise, there and a string (the type says so; here it is checked).
+  const named = <K extends string>(key: string, names: ReadonlyArray<K>): Record<K, string> & Record<string, string> => {
+    const values = map(key);
+    const missing = names.filter((name) => typeof values[name] !== 'string');
+    if (missing.length > 0) throw new Error(`fixtures.${key} lacks ${missing.join(', ')}`);
+    return Object.assign(Object.fromEntries(names.map((name) => [name, values[name] ?? ''])) as Record<K, string>, values);
+  };
+  return { tokens: named('tokens', PERSONAS), projects: named('projects', PROJECT_STORIES), goals: named('goals', GOAL_STORIES), people: map('people') };
 }
 
 function reachable(host: string, port: number): Promise<boolean> {

@@ -187,39 +187,11 @@ describe('the input decoder, driven by the spec', () => {
   });
 
   it('lists missing required fields in declaration order (request validation, after decoding)', async () => {
-    const { createRouting } = await import('../src/backend.ts');
-    const routing = createRouting();
-    expect(await routing.ready).toBeUndefined();
-    const operation = routing.match('/api/external/v1/goals/close');
+    const { missingFields, readOperations } = await import('../src/pipeline.ts');
+    const operation = readOperations().byPath.get('/api/external/v1/goals/close');
     if (!operation) throw new Error('goals/close is not routed');
     expect(decodeInputs(close, { success_status: 'missed' })).toMatchObject({ ok: true });
-    expect(routing.missing(operation, { success_status: 'missed' })).toEqual(['goal_id', 'success', 'retrospective']);
-  });
-});
-
-describe('openapi-backend, once per process and per request (backend.ts)', () => {
-  it('every core shares one routing of the package spec; a route is the same operation object every time', async () => {
-    const { sharedRouting } = await import('../src/backend.ts');
-    const routing = sharedRouting();
-    expect(sharedRouting()).toBe(routing);
-    expect(await routing.ready).toBeUndefined();
-    const first = routing.match('/api/external/v1/projects/resume');
-    expect(first?.operationId).toBe('resumeProject');
-    expect(routing.match('/api/external/v1/projects/resume')).toBe(first);
-    expect(routing.match('/api/external/v1/projects/pause')).toBeUndefined();
-    if (!first) throw new Error('projects/resume is not routed');
-    expect(routing.schemes(first)).toEqual(['bearerAuth']);
-  });
-
-  it('refuses a definition with parameters, which its body-only request validation would not check', async () => {
-    const { backendDefinition, createRouting } = await import('../src/backend.ts');
-    const definition = backendDefinition();
-    const paths = definition['paths'] as Record<string, Record<string, Record<string, unknown>>>;
-    const [path, item] = Object.entries(paths)[0] ?? [];
-    if (!path || !item?.['post']) throw new Error('no POST operation in the definition');
-    item['post']['parameters'] = [{ name: 'dry_run', in: 'query', required: true, schema: { type: 'boolean' } }];
-    const failure = await createRouting(definition).ready;
-    expect(failure?.message).toMatch(/^\w+ takes parameters; the mock validates request bodies only$/);
+    expect(missingFields(operation, { success_status: 'missed' })).toEqual(['goal_id', 'success', 'retrospective']);
   });
 });
 

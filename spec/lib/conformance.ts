@@ -1,10 +1,11 @@
-// The one response checker of the package: checkResponse(operationId, response) → every way the response departs
-// from the spec, as violations. The contract suite, the validation proxy, the fuzzers and the mock's own self-check
-// all use it. Validators are compiled once per schema from generated/openapi.json (openapi.ts), or come precompiled
-// (the mock passes its own). Errors fail; warnings (an undocumented additive field, a missing Content-Type where
+// The one response checker of the package: checkResponse(operationId, response, { validator }) → every way the
+// response departs from the spec, as violations. The contract suite, the validation proxy, the fuzzers and the mock's
+// own self-check all use it, each with its validators: Ajv's, compiled from generated/openapi.json (ajv.ts; the
+// suite's `checkResponse` in contract-tests/lib/conformance.ts passes them), or the precompiled ones (the mock), so
+// that checking loads no compiler. Errors fail; warnings (an undocumented additive field, a missing Content-Type where
 // production sends none) do not.
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { createSchemaValidator, dereference, documentedResponses, isObject, listOperations, loadDocument, pointerTo, resolvePointer, responseSchemaPointer, type JsonObject, type SchemaValidator } from './openapi.ts';
+import { dereference, documentedHeaders, documentedResponses, type DocumentedHeader, isObject, listOperations, loadDocument, pointerTo, resolvePointer, responseSchemaPointer, type JsonObject, type SchemaValidator } from './openapi.ts';
 import { resolveSchema } from './operations.ts';
 import { violation, type Violation } from './violations.ts';
 
@@ -15,25 +16,20 @@ import { violation, type Violation } from './violations.ts';
 export type ResponseLike = { status: number; headers: Readonly<Record<string, string | undefined>>; text: string; body?: unknown };
 
 export type CheckOptions = {
-  /** The validators to use (default: compiled from generated/openapi.json, first error first, every error for a failure). */
-  validator?: SchemaValidator;
+  /** The validators (ajv.ts's specValidator: compiled from generated/openapi.json, first error first). */
+  validator: SchemaValidator;
   /** Report fields the spec does not name, as warnings (default true; the walk costs what the body costs). */
   unknownFields?: boolean;
   /** Report warnings at all (default true); a caller that acts on errors only (the mock's self-check) skips them. */
   warnings?: boolean;
 };
 
-let shared: SchemaValidator | undefined;
-
-/** The package's shared validators: most values checked are valid, so the first error decides, and only an invalid
- * value is validated again for every error. */
-export function specValidator(): SchemaValidator {
-  shared ??= createSchemaValidator(loadDocument(), { firstErrorOnly: true });
-  return shared;
-}
-
+/** The validators of the check under way (checkResponse sets them for its duration; the walks below read them). */
 let current: SchemaValidator | undefined;
-const schemas = (): SchemaValidator => current ?? specValidator();
+const schemas = (): SchemaValidator => {
+  if (!current) throw new Error('conformance: no validator (checkResponse sets it)');
+  return current;
+};
 
 type Path = ReadonlyArray<string | number>;
 
@@ -162,7 +158,7 @@ function bestBranch(pointer: string, keyword: 'oneOf' | 'anyOf', branches: unkno
  * The schema violations of `value` against the schema at `pointer`, explained level by level so that a oneOf
  * reports the errors of its closest branch instead of every branch's.
  */
-export function explain(pointer: string, value: unknown, base: Path): Violation[] {
+function explain(pointer: string, value: unknown, base: Path): Violation[] {
   const errors = schemas().validate(pointer, value);
   if (errors.length === 0) return [];
   const { pointer: at, schema } = resolveRef(pointer);
@@ -336,7 +332,7 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; er
 }
 
 /** Every violation of one response of `operationId` against the spec. */
-export function checkResponse(operationId: string, response: ResponseLike, options: CheckOptions = {}): Violation[] {
+export function checkResponse(operationId: string, response: ResponseLike, options: CheckOptions): Violation[] {
   const previous = current;
   current = options.validator;
   try {
@@ -414,7 +410,6 @@ function check(operationId: string, response: ResponseLike, withUnknownFields: b
 
 // What checkResponse looks up in the document, once per operation, response and media type (a server checks every
 // answer it sends; the lookups are the same every time).
-type DocumentedHeader = { name: string; lower: string; schemaPointer: string | undefined; required: boolean };
 const responseCache = new Map<string, { responsePointer: string; headers: DocumentedHeader[] }>();
 const bodySchemaCache = new Map<string, { schemaPointer: string; hasSchema: boolean }>();
 
@@ -423,16 +418,7 @@ function responseOf(document: JsonObject, operationId: string, opPointer: string
   let found = responseCache.get(cacheKey);
   if (!found) {
     const responsePointer = dereference(document, `${opPointer}/responses/${key}`).pointer;
-    const headers: DocumentedHeader[] = [];
-    const headerObjects = resolvePointer(document, `${responsePointer}/headers`);
-    if (isObject(headerObjects)) {
-      for (const name of Object.keys(headerObjects)) {
-        const { pointer: headerPointer, value: headerObject } = dereference(document, `${responsePointer}/headers/${pointerTo(name).slice(2)}`);
-        if (!isObject(headerObject)) continue;
-        headers.push({ name, lower: name.toLowerCase(), schemaPointer: isObject(headerObject['schema']) ? `${headerPointer}/schema` : undefined, required: headerObject['required'] === true });
-      }
-    }
-    found = { responsePointer, headers };
+    found = { responsePointer, headers: documentedHeaders(document, responsePointer) };
     responseCache.set(cacheKey, found);
   }
   return found;

@@ -1,14 +1,11 @@
-// The bundled document and JSON Schema validators compiled from it: the one way every part of this package reads
-// generated/openapi.json (the mock, the contract tests, the spec's own tests). No Node-only API: the mock's core runs
-// in browsers and service workers too, so the document is an import (bundlers inline it), not a file read.
-import bundled from '../../generated/openapi.json' with { type: 'json' };
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+// The bundled document: the one way every part of this package reads generated/openapi.json (the mock, the contract
+// tests, the spec's own tests), and the walks over it (pointers, references, operations, documented responses). No
+// Node-only API: the mock's core runs in browsers and service workers too, so the document is an import (bundlers
+// inline it), not a file read. The JSON Schema validators compiled from it are in ajv.ts, which only what validates
+// loads (Ajv's compiler is most of a browser bundle's weight and a tenth of a cold start).
+import bundled from '../../generated/openapi.runtime.json' with { type: 'json' };
+import type { ErrorObject } from 'ajv/dist/2020.js';
 
-export const DOCUMENT_URL = new URL('../../generated/openapi.json', import.meta.url);
-/** The acyclic projection of the same document, for tools that cannot load cycles (spec/lib/acyclic.ts). */
-export const ACYCLIC_DOCUMENT_URL = new URL('../../generated/openapi.acyclic.json', import.meta.url);
-const DOCUMENT_ID = 'openapi.json';
 
 /** OpenAPI keywords that may stand beside JSON Schema keywords; Ajv is told they are annotations. */
 export const OPENAPI_KEYWORDS = ['openapi', 'info', 'servers', 'paths', 'components', 'tags', 'security', 'webhooks', 'jsonSchemaDialect', 'externalDocs', 'discriminator', 'xml', 'example'];
@@ -21,32 +18,13 @@ export function isObject(value: unknown): value is JsonObject {
 
 const document: unknown = bundled;
 
-/** The bundled OpenAPI document (one object per process). Treat it as read-only. */
+/**
+ * The bundled OpenAPI document (one object per process) without its prose (`description`): everything the code
+ * reads, at half the bytes (generated/openapi.runtime.json). Treat it as read-only.
+ */
 export function loadDocument(): JsonObject {
   if (!isObject(document) || typeof document['openapi'] !== 'string') throw new Error('generated/openapi.json is not an OpenAPI document; run npm run generate');
   return document;
-}
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-
-export type AjvOptions = {
-  /** false: stop at the first error, faster where only "valid or not" matters. */
-  allErrors?: boolean;
-  /**
-   * For servers that compile at start-up: skip re-validating the schemas against the meta-schema (Redocly lint and the
-   * spec's tests do that) and compile each referenced schema once instead of inlining it everywhere. Several times
-   * faster to compile for this document, whose schemas reference each other in cycles.
-   */
-  fastCompile?: boolean;
-};
-
-/** An Ajv instance for JSON Schema 2020-12 with formats checked: the dialect of OpenAPI 3.1. */
-export function createAjv(options: AjvOptions = {}): Ajv2020 {
-  const fast = options.fastCompile === true;
-  const ajv = new Ajv2020({ strict: true, allErrors: options.allErrors ?? true, allowUnionTypes: true, validateFormats: true, validateSchema: !fast, inlineRefs: !fast });
-  addFormats(ajv);
-  ajv.addVocabulary(OPENAPI_KEYWORDS);
-  return ajv;
 }
 
 /** `#/a/b~1c` → the value at that JSON pointer in the document. */
@@ -81,38 +59,6 @@ export type SchemaValidator = {
   validate(pointer: string, value: unknown): ErrorObject[];
 };
 
-/**
- * Validators for schemas in the bundled document, compiled once per pointer. With `firstErrorOnly`, a value is first
- * checked by a validator that stops at the first error, and only an invalid one is checked again for every error.
- */
-export function createSchemaValidator(document: JsonObject = loadDocument(), options: { firstErrorOnly?: boolean; fastCompile?: boolean } = {}): SchemaValidator {
-  const fastCompile = options.fastCompile ?? false;
-  const detailed = createDetailedValidator(document, { fastCompile });
-  if (!options.firstErrorOnly) return detailed;
-  const quick = createDetailedValidator(document, { allErrors: false, fastCompile });
-  return { validate: (pointer, value) => (quick.validate(pointer, value).length === 0 ? [] : detailed.validate(pointer, value)) };
-}
-
-function createDetailedValidator(document: JsonObject, ajvOptions: AjvOptions = {}): SchemaValidator {
-  const ajv = createAjv(ajvOptions);
-  ajv.addSchema(document, DOCUMENT_ID);
-  const compiled = new Map<string, ValidateFunction>();
-  return {
-    validate(pointer, value) {
-      let validateFn = compiled.get(pointer);
-      if (!validateFn) {
-        validateFn = ajv.compile({ $ref: `${DOCUMENT_ID}${pointer}` });
-        compiled.set(pointer, validateFn);
-      }
-      return validateFn(value) ? [] : [...(validateFn.errors ?? [])];
-    },
-  };
-}
-
-export function formatErrors(errors: ReadonlyArray<ErrorObject>): string {
-  return errors.map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword}${e.params && 'allowedValues' in e.params ? ` (${String(e.params['allowedValues'])})` : ''}`).join('; ');
-}
-
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 export type OperationEntry = { operationId: string; path: string; method: string; pointer: string; operation: JsonObject };
@@ -140,6 +86,21 @@ export function responseSchemaPointer(document: JsonObject, operationPointer: st
   const content = response.value['content'];
   if (!isObject(content) || !isObject(content[mediaType])) return undefined;
   return `${response.pointer}/content/${pointerTo(mediaType).slice(2)}/schema`;
+}
+
+export type DocumentedHeader = { name: string; lower: string; schemaPointer: string | undefined; required: boolean };
+
+/** The headers a response object (at its pointer, references followed) documents, with their schemas' pointers. */
+export function documentedHeaders(document: JsonObject, responsePointer: string): DocumentedHeader[] {
+  const headers: DocumentedHeader[] = [];
+  const headerObjects = resolvePointer(document, `${responsePointer}/headers`);
+  if (!isObject(headerObjects)) return headers;
+  for (const name of Object.keys(headerObjects)) {
+    const { pointer: headerPointer, value: headerObject } = dereference(document, `${responsePointer}/headers/${pointerTo(name).slice(2)}`);
+    if (!isObject(headerObject)) continue;
+    headers.push({ name, lower: name.toLowerCase(), schemaPointer: isObject(headerObject['schema']) ? `${headerPointer}/schema` : undefined, required: headerObject['required'] === true });
+  }
+  return headers;
 }
 
 /** The statuses and media types an operation documents, for messages that name the alternatives. */

@@ -37,6 +37,11 @@ export type OperationModel = {
   pointer: string;
   /** Whether the operation (or the document) requires a security scheme. */
   secured: boolean;
+  /**
+   * The security schemes any one of which the operation requires (empty: none), with what each is: `bearer` for an
+   * HTTP bearer token, else the scheme's type.
+   */
+  security: Array<{ name: string; type: string }>;
   requestSchemaPointer: string;
   /** Request fields in declaration order. */
   fields: FieldModel[];
@@ -121,8 +126,14 @@ export function operationModels(document: JsonObject = loadDocument()): Operatio
   const models = listOperations(document).map((entry): OperationModel => {
     const { operationId } = entry;
     if (!isOperationId(document, operationId)) throw new Error('unreachable');
-    const security = entry.operation['security'] ?? documentSecurity;
-    const secured = Array.isArray(security) && security.some((s) => isObject(s) && Object.keys(s).length > 0);
+    const requirements = entry.operation['security'] ?? documentSecurity;
+    const names = Array.isArray(requirements) ? requirements.flatMap((s) => (isObject(s) ? Object.keys(s) : [])) : [];
+    const security = names.map((name) => {
+      const scheme = dereference(document, pointerTo('components', 'securitySchemes', name)).value;
+      const type = isObject(scheme) ? (scheme['type'] === 'http' && String(scheme['scheme']).toLowerCase() === 'bearer' ? 'bearer' : String(scheme['type'])) : 'missing';
+      return { name, type };
+    });
+    const secured = security.length > 0;
     const media = dereference(document, `${entry.pointer}/requestBody`);
     const mediaPointer = `${media.pointer}/content/application~1json`;
     const requestSchemaPointer = `${mediaPointer}/schema`;
@@ -145,6 +156,7 @@ export function operationModels(document: JsonObject = loadDocument()): Operatio
       path: entry.path,
       pointer: entry.pointer,
       secured,
+      security,
       requestSchemaPointer,
       fields,
       required: fields.filter((f) => f.required).map((f) => f.name),

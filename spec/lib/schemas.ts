@@ -1,7 +1,8 @@
 // Type guards backed by the spec's schemas: the way data from outside (examples, seed files, responses) becomes a
 // generated type without a cast.
 import type { components } from '../../generated/types.ts';
-import { createSchemaValidator, formatErrors, pointerTo, type SchemaValidator } from './openapi.ts';
+import { pointerTo, type SchemaValidator } from './openapi.ts';
+import { createSchemaValidator, formatErrors } from './ajv.ts';
 
 export type Schemas = components['schemas'];
 

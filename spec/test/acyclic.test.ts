@@ -5,7 +5,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { acyclicProjection, findCycle, referenceSchemaName, schemaGraph } from '../lib/acyclic.ts';
-import { ACYCLIC_DOCUMENT_URL, createSchemaValidator, formatErrors, isObject, loadDocument, type JsonObject } from '../lib/openapi.ts';
+import { isObject, loadDocument, type JsonObject } from '../lib/openapi.ts';
+import { ACYCLIC_DOCUMENT_URL } from '../lib/files.ts';
+import { createSchemaValidator, formatErrors } from '../lib/ajv.ts';
 import { listExamples } from './walk.ts';
 
 vi.setConfig({ testTimeout: 60_000 });

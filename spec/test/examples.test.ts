@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createSchemaValidator, formatErrors, loadDocument } from '../lib/openapi.ts';
+import { loadDocument } from '../lib/openapi.ts';
+import { createSchemaValidator, formatErrors } from '../lib/ajv.ts';
 import { listExamples } from './walk.ts';
 
 const document = loadDocument();

@@ -60,8 +60,11 @@ beforeAll(async () => {
   consumer = join(work, 'app');
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer-app', private: true, type: 'module' }, null, 2));
-  // Offline first: `npm ci` of this repository has put every dependency of the package into npm's cache.
-  const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: consumer, timeout: 240_000 });
+  // Offline first: `npm ci` of this repository has put every dependency of the package into npm's cache. The optional
+  // peers the commands need are installed beside it, at the versions this repository tests with, as the README says
+  // (Redocly, for `diff`, is added by its own test; footprint.test.ts covers the project without them).
+  const peers = ['express', '@types/express', 'vitest', 'fast-check', 'ioredis'].map((name) => `${name}@${(JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version}`);
+  const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, ...peers], { cwd: consumer, timeout: 240_000 });
   expect(install.status, explain(install)).toBe(0);
 }, 300_000);
 
@@ -291,7 +294,7 @@ describe('npx service-external-api diff in the consumer project', () => {
   it('without the optional peer @redocly/cli, exits 2 with one line giving the install command', async () => {
     const result = await run('npx', ['--no-install', 'service-external-api', 'diff', 'a.json', 'b.json'], { cwd: consumer });
     expect(result.status, explain(result)).toBe(2);
-    expect(result.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'))).toEqual(['error: the diff command needs the optional peer @redocly/cli: npm install --save-dev @redocly/cli']);
+    expect(result.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'))).toEqual(["error: service-external-api diff needs @redocly/cli (optional peer dependency of service-external-api, not installed): npm install --save-dev '@redocly/cli@^2.77.0'"]);
   }, 60_000);
 
   it('with the peer installed, grades a breaking edit of the shipped spec ERR (exit 1) and the spec against itself as no change', async () => {
@@ -331,11 +334,17 @@ describe('the Node.js check every entry point makes first', () => {
     expect(result.stderr).toMatch(/^error: this is Node\.js v20\.20\.2, and the repository's TypeScript sources need Node\.js 24 .*npm start, npm test.*\n$/);
   });
 
-  it('the installed bin on Node 20 names the supported versions', async () => {
+  it('the installed bin runs on Node 20.19+, names the supported versions below, and says contract needs 22.12+', async () => {
     const bin = join(consumer, 'node_modules', 'service-external-api', 'dist', 'cli', 'bin.cjs');
-    const result = await run(process.execPath, ['--require', as('20.20.2'), bin, '--version'], { cwd: consumer });
-    expect(result.status).toBe(1);
-    expect(result.stderr).toBe('error: service-external-api needs Node.js ^22.12.0 || ^24 || >=26 (package.json engines), and this is Node.js v20.20.2; install Node.js 24 LTS.\n');
+    const old = await run(process.execPath, ['--require', as('20.18.1'), bin, '--version'], { cwd: consumer });
+    expect(old.status).toBe(1);
+    expect(old.stderr).toBe('error: service-external-api needs Node.js ^20.19.0 || ^22.12.0 || >=24 (package.json engines), and this is Node.js v20.18.1; install Node.js 24 LTS.\n');
+    const help = await run(process.execPath, ['--require', as('20.20.2'), bin, 'mock', '--help'], { cwd: consumer });
+    expect(help.status, explain(help)).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: service-external-api mock/);
+    const contract = await run(process.execPath, ['--require', as('20.20.2'), bin, 'contract', '--base-url', 'http://127.0.0.1:9'], { cwd: consumer });
+    expect(contract.status, explain(contract)).toBe(2);
+    expect(contract.stderr).toBe('error: service-external-api contract runs its suite with vitest 5, which needs Node.js ^22.12.0 || ^24 || >=26, and this is Node.js v20.20.2; the other commands and every entry point run on it\n');
   });
 
   it('a real Node.js older than 22 on this machine gets the same line from node mock/src/main.ts', async (context) => {

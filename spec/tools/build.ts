@@ -35,7 +35,7 @@ const ENTRY_POINTS = [
 ];
 
 /** Files the compiled code reads or runs as they are, by path relative to the root (dist/ mirrors the tree). */
-const ASSETS = ['generated/openapi.json', 'generated/openapi.acyclic.json', 'generated/response-validators.js', 'generated/response-validators.d.ts', 'cli/entry.cjs', 'cli/bin.cjs'];
+const ASSETS = ['generated/openapi.json', 'generated/openapi.runtime.json', 'generated/openapi.acyclic.json', 'generated/response-validators.js', 'generated/response-validators.d.ts', 'cli/entry.cjs', 'cli/bin.cjs'];
 
 function compile(): readonly ts.Diagnostic[] {
   const parsed = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });
@@ -46,9 +46,9 @@ function compile(): readonly ts.Diagnostic[] {
     outDir: OUT,
     rootDir: ROOT,
     declaration: true,
+    // Maps to the TypeScript's files and lines (a stack trace under --enable-source-maps names them), without the
+    // sources themselves: they would double what the package weighs, and the repository has them.
     sourceMap: true,
-    // The maps carry the TypeScript they map to: the package ships no sources.
-    inlineSources: true,
     rewriteRelativeImportExtensions: true,
     allowImportingTsExtensions: false,
     // The sources are checked by `npm run typecheck`; the emitted .d.ts files are checked by the consumer test.

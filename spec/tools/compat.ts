@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { dirname, extname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ACYCLIC_DOCUMENT_URL, DOCUMENT_URL, isObject, listOperations, resolvePointer, type JsonObject } from '../lib/openapi.ts';
+import { isObject, listOperations, resolvePointer, type JsonObject } from '../lib/openapi.ts';
+import { ACYCLIC_DOCUMENT_URL, DOCUMENT_URL } from '../lib/files.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

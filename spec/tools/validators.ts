@@ -11,7 +11,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { _ } from 'ajv/dist/compile/codegen/index.js';
 import standaloneCodeModule from 'ajv/dist/standalone/index.js';
 import addFormatsModule from 'ajv-formats';
-import { documentedResponses, listOperations, OPENAPI_KEYWORDS, responseSchemaPointer, type JsonObject } from '../lib/openapi.ts';
+import { dereference, documentedHeaders, documentedResponses, listOperations, OPENAPI_KEYWORDS, responseSchemaPointer, type JsonObject } from '../lib/openapi.ts';
 
 type StandaloneCode = (ajv: Ajv2020, refsOrFunc?: Record<string, string>) => string;
 // Both modules are CommonJS with a default export; under Node's ESM interop the default is `module.exports`.
@@ -21,17 +21,30 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020, options: { mode
 /** Keywords that only describe: they validate nothing, and Ajv's standalone code would embed them in every schema. */
 const ANNOTATIONS: ReadonlySet<string> = new Set(['title', 'description', 'summary', 'example', 'examples', 'externalDocs', '$comment', 'deprecated']);
 
+/** What the run-time document leaves out: the prose, which only the docs page reads. */
+export const PROSE: ReadonlySet<string> = new Set(['description', 'externalDocs', '$comment']);
+
 /**
- * The document without its annotations (schema keywords only: a property named `description` stays), so the module
- * holds only what validates: a third smaller, and plain ASCII, which V8 keeps as a one-byte string.
+ * The document without the given keywords (as keywords only: a property named `description`, a key under
+ * `properties`, `examples` or `headers`, stays), and with every value it quotes (an example's value, a default, a
+ * const, an enum) as it is: a field named `description` in an example is data.
  */
-function withoutAnnotations(node: unknown, underProperties = false): unknown {
-  if (Array.isArray(node)) return node.map((item) => withoutAnnotations(item));
+export function withoutKeywords(node: unknown, keywords: ReadonlySet<string>, namesHere = false): unknown {
+  if (Array.isArray(node)) return node.map((item) => withoutKeywords(item, keywords));
   if (typeof node !== 'object' || node === null) return node;
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) if (underProperties || !ANNOTATIONS.has(key)) out[key] = withoutAnnotations(value, key === 'properties' && !underProperties);
+  for (const [key, value] of Object.entries(node)) {
+    if (!namesHere && keywords.has(key)) continue;
+    out[key] = !namesHere && (VALUES.has(key) || (key === 'examples' && Array.isArray(value))) ? value : withoutKeywords(value, keywords, !namesHere && NAMED_MAPS.has(key));
+  }
   return out;
 }
+
+/** Keywords whose value is data the document quotes, never more document. */
+const VALUES: ReadonlySet<string> = new Set(['value', 'example', 'default', 'const', 'enum']);
+
+/** Keywords whose value maps names to things: a key there is a name, never a keyword. */
+const NAMED_MAPS: ReadonlySet<string> = new Set(['properties', 'patternProperties', 'examples', 'headers', 'schemas', 'responses', 'parameters', 'requestBodies', 'securitySchemes', 'paths', 'content', '$defs']);
 
 /** ES module source exporting `validators`: schema pointer → a validator that answers valid or not (no errors). */
 export function responseValidatorsSource(document: JsonObject): string {
@@ -47,11 +60,19 @@ export function responseValidatorsSource(document: JsonObject): string {
   });
   addFormats(ajv, { mode: 'fast' });
   ajv.addVocabulary(OPENAPI_KEYWORDS);
-  ajv.addSchema(withoutAnnotations(document) as JsonObject, 'openapi.json');
+  // Without annotations, the module holds only what validates: a third smaller, and plain ASCII (one byte a character).
+  ajv.addSchema(withoutKeywords(document, ANNOTATIONS) as JsonObject, 'openapi.json');
   const pointers: Record<string, string> = {};
   const refs: Record<string, string> = {};
   for (const operation of listOperations(document)) {
     for (const [status, mediaTypes] of documentedResponses(document, operation.pointer)) {
+      // The documented headers' schemas too: the self-check validates every answer's headers.
+      for (const header of documentedHeaders(document, dereference(document, `${operation.pointer}/responses/${status}`).pointer)) {
+        if (!header.schemaPointer || header.schemaPointer in pointers) continue;
+        const name = `response${Object.keys(pointers).length}`;
+        pointers[header.schemaPointer] = name;
+        refs[name] = `openapi.json${header.schemaPointer}`;
+      }
       for (const mediaType of mediaTypes) {
         const pointer = responseSchemaPointer(document, operation.pointer, Number(status), mediaType);
         if (!pointer || pointer in pointers) continue;

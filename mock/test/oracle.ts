@@ -1,10 +1,14 @@
-// openapi-backend, loaded from generated/openapi.json, with one role in the core and each part of it used once:
-// routing (which operation a method and path name), the operation's security requirements (which scheme the
-// request must satisfy; security.ts answers who the bearer is), and request validation (its Ajv result gives the
-// 400 for missing required fields). The order in which the core asks is production's: see pipeline.ts.
+// openapi-backend reading generated/openapi.json on its own: the oracle the mock's routing is checked against
+// (routing.test.ts). The mock routes with the spec model (spec/lib/operations.ts: a lookup by path, the security
+// requirement, the required fields in declared order), which costs nothing to load in a browser or at a cold start;
+// openapi-backend, a well-kept router and request validator, reads the same document its own way here, and every
+// path and body the tests generate must get the same operation, the same security and the same missing fields from
+// both. Routing (which operation a method and path name), the security requirement, and request validation (its Ajv
+// result gives the 400 for missing required fields).
 import type { ValidateFunction } from 'ajv';
 import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
-import { createAjv, dereference, isObject, listOperations, loadDocument, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
+import { dereference, isObject, listOperations, loadDocument, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
+import { createAjv } from '../../spec/lib/ajv.ts';
 
 /** A schema with every `$ref` replaced by a fresh copy of its target (request schemas are small and acyclic). */
 function inlined(document: JsonObject, node: unknown, depth = 0): unknown {
@@ -131,15 +135,4 @@ export function createRouting(definition: JsonObject = backendDefinition()): Rou
       return out;
     },
   };
-}
-
-let shared: Routing | undefined;
-
-/**
- * The routing of the package's own spec, built once per process and shared by every core (createMockApp, the MSW
- * handlers): openapi-backend keeps no state between requests, and building it compiles the request validators
- * (about 15 ms), which a test that makes a fresh mock per test should pay once.
- */
-export function sharedRouting(): Routing {
-  return (shared ??= createRouting());
 }
