@@ -5,7 +5,7 @@
 import { COMMAND_PEERS, packageVersion, REDIS_PEERS, requirePeers } from './peers.ts';
 
 const COMMANDS = {
-  mock: 'the production-true mock server',
+  mock: 'the production-true mock server (on http://127.0.0.1:4010 unless told otherwise)',
   contract: 'the contract suite against an implementation URL (exit 0 pass, 1 violation, 2 bad configuration)',
   proxy: 'a validation proxy: forwards live traffic to --target and checks every exchange against the contract',
   docs: 'write the API reference as one self-contained HTML page',

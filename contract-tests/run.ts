@@ -16,13 +16,38 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EXTENSION = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 const CONFIG = fileURLToPath(new URL(`./vitest.config.${EXTENSION}`, import.meta.url));
 
-function configError(message: string): never {
+/** The JUnit file asked for (--report, else CONTRACT_REPORT), once the arguments are read. */
+let reportFile: string | undefined;
+/** Whether the URL came from --base-url. */
+let baseUrlOption = false;
+
+const xml = (text: string): string => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * Exit 2 with one line; with a report asked for, the JUnit file says the same as one failed test, so a CI step that
+ * publishes it shows why instead of failing on a missing file.
+ */
+function configError(given: string): never {
+  // With --base-url given, the message names the option the user typed, not the variable it stands for.
+  const message = baseUrlOption ? given.replace(/\bCONTRACT_BASE_URL\b/g, '--base-url') : given;
   console.error(`contract: ${message}`);
+  const file = reportFile ?? (process.env['CONTRACT_REPORT']?.trim() || undefined);
+  if (file !== undefined) {
+    try {
+      mkdirSync(dirname(resolve(file)), { recursive: true });
+      writeFileSync(
+        resolve(file),
+        `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="contract" tests="1" failures="1" errors="0">\n  <testsuite name="contract: configuration" tests="1" failures="1" errors="0" skipped="0">\n    <testcase classname="contract" name="the run could start (exit 2: bad configuration)">\n      <failure message="${xml(message)}" type="configuration">${xml(`contract: ${message}`)}</failure>\n    </testcase>\n  </testsuite>\n</testsuites>\n`,
+      );
+    } catch (error) {
+      console.error(`contract: cannot write the report ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
   process.exit(2);
 }
 
 const USAGE = `Usage: service-external-api contract [--base-url URL] [--report FILE] [--strict] [<file filter>…]
-       (CONTRACT_BASE_URL=<origin> CONTRACT_TOKEN=… npm run contract [-- <options>] in the repository)
+       (or CONTRACT_BASE_URL=<origin> CONTRACT_TOKEN=… service-external-api contract)
 
 Checks the implementation at the URL against the spec and production's behaviour.
 
@@ -49,6 +74,8 @@ export async function runContract(argv: string[]): Promise<never> {
     parsed = parse(argv);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
+    const at = argv.findIndex((word) => word === '--report' || word.startsWith('--report='));
+    reportFile = at < 0 ? undefined : (argv[at]?.split('=')[1] ?? argv[at + 1]);
     const option = /option '([^']+)'/i.exec(message)?.[1];
     configError(option ? `unknown option ${option} (see --help)` : `${message.split('\n')[0] ?? ''} (see --help)`);
   }
@@ -59,7 +86,9 @@ export async function runContract(argv: string[]): Promise<never> {
   const args = parsed.positionals;
   // The options stand for their variables; the suite's workers read the environment (lib/setup.ts, lib/env.ts).
   if (parsed.values['base-url'] !== undefined) process.env['CONTRACT_BASE_URL'] = parsed.values['base-url'];
+  baseUrlOption = parsed.values['base-url'] !== undefined;
   if (parsed.values.report !== undefined) process.env['CONTRACT_REPORT'] = parsed.values.report;
+  reportFile = parsed.values.report;
   const suffix = `.contract.test.${EXTENSION}`;
   const SUITE = readdirSync(fileURLToPath(new URL('./tests/', import.meta.url)))
     .filter((f) => f.endsWith(suffix))

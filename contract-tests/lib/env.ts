@@ -124,7 +124,7 @@ function isInputId(value: string): boolean {
 
 function readBaseUrl(env: Env): { baseUrl: string; loopback: boolean; host: string } {
   const raw = env['CONTRACT_BASE_URL'];
-  if (raw === undefined || raw.trim() === '') throw new ConfigError('CONTRACT_BASE_URL', 'is not set; give the origin of the server to test, e.g. CONTRACT_BASE_URL=http://127.0.0.1:4010 (there is no default)');
+  if (raw === undefined || raw.trim() === '') throw new ConfigError('CONTRACT_BASE_URL', 'is not set; give the origin of the server to test: --base-url http://127.0.0.1:4010 or CONTRACT_BASE_URL=http://127.0.0.1:4010 (there is no default)');
   let url: URL;
   try {
     url = new URL(raw.trim());

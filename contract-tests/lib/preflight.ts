@@ -15,7 +15,7 @@ function unreachable(config: ContractConfig, error: TransportError): string | un
   const url = new URL(config.baseUrl);
   switch (error.code) {
     case 'ECONNREFUSED':
-      return `CONTRACT_BASE_URL: nothing is listening on ${url.host} (connection refused): start the server there (this package's mock: npm start, which listens on http://127.0.0.1:4010) or point CONTRACT_BASE_URL at one that runs`;
+      return `CONTRACT_BASE_URL: nothing is listening on ${url.host} (connection refused): start the server there (this package's mock: npx service-external-api mock, which listens on http://127.0.0.1:4010) or point CONTRACT_BASE_URL at one that runs`;
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return `CONTRACT_BASE_URL: the host name ${url.hostname} does not resolve (${error.code}): check the spelling, or your VPN/DNS`;
@@ -93,6 +93,7 @@ export async function preflight(config: ContractConfig): Promise<Preflight> {
     }
     if (response.status !== 401) continue;
     const variable = tokenVariable(persona);
+    target.refused.push(variable);
     const from = target.sources[variable] === 'mock' ? ' (read from GET /__mock/fixtures)' : '';
     target.notes.push(`${variable}${from} is refused: ${config.baseUrl} answers 401 to it (POST ${first.path} with {}, where a valid token gets ${expected}); the tests that need it will fail until it is a current API token of this server`);
   }

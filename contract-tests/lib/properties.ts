@@ -23,7 +23,7 @@ export async function holds<T>(ctx: TestContext, c: Contract, arbitrary: fc.Arbi
   const lines = [
     `${ctx.task.name}`,
     `  property failed after ${details.numRuns} run(s) and ${details.numShrinks} shrink(s): seed ${details.seed}, path "${details.counterexamplePath ?? ''}"`,
-    `  replay:   CONTRACT_SEED=${details.seed} npm run contract`,
+    `  replay:   CONTRACT_SEED=${details.seed} service-external-api contract (the same variables and filters)`,
     `  shrunk counterexample: ${JSON.stringify(details.counterexample)}`,
     ...inner
       .split('\n')

@@ -22,6 +22,8 @@ export type ResolvedTarget = {
   unreachable: string | undefined;
   /** What the preflight found wrong before any test ran (a refused token …): printed first, and in the summary. */
   notes: string[];
+  /** The token variables the server answers 401 to (preflight.ts): the run's last line names them. */
+  refused: string[];
 };
 
 type MockFixtures = { tokens: Record<string, string>; projects: Record<string, string>; goals: Record<string, string>; people: Record<string, string>; session: string | undefined };
@@ -62,7 +64,7 @@ export async function resolveTarget(config: ContractConfig): Promise<ResolvedTar
   for (const persona of PERSONAS) if (tokens[persona] !== undefined) sources[tokenVariable(persona)] = 'env';
   for (const group of ['projects', 'goals'] as const) for (const story of Object.keys(records[group])) sources[recordVariable(group, story)] = 'env';
   if (config.person !== undefined) sources[personVariable('full_access')] = 'env';
-  const resolved: ResolvedTarget = { config, mock: false, mockSession: undefined, tokens, records, person: config.person, sources, unreachable: undefined, notes: [] };
+  const resolved: ResolvedTarget = { config, mock: false, mockSession: undefined, tokens, records, person: config.person, sources, unreachable: undefined, notes: [], refused: [] };
 
   // Preflight: one request without a token (a correct server answers 401 and changes nothing).
   const probe = probeRequest();

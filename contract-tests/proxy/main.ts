@@ -1,4 +1,4 @@
-// The validation proxy's command line: `npm run proxy -- --target URL [options]`, also `service-external-api proxy`.
+// The validation proxy's command line: `service-external-api proxy --target URL [options]` (`npm run proxy -- …` here).
 // `main(argv)` parses the options (a bad one is exit 2 with one line), listens, prints the URL and each exchange that
 // broke the contract, and on SIGINT/SIGTERM writes the JUnit report (--report) and closes. Importing this module does
 // nothing; the package's command line (cli/cli.ts) calls main.
@@ -14,7 +14,7 @@ import { optionErrors, type OptionErrors } from '../../mock/src/options.ts';
 
 export const DEFAULT_PORT = 4020;
 
-const USAGE = `Usage: npm run proxy -- --target URL [options]     (or: service-external-api proxy --target URL …)
+const USAGE = `Usage: service-external-api proxy --target URL [options]     (in the repository: npm run proxy -- …)
 
 Forwards every request to URL unchanged and checks each answer against the spec and production's rules; an answer
 that breaks the contract gets the header ${VIOLATIONS_HEADER}: <count>.

@@ -281,6 +281,7 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
     };
     open(false);
 
+    let uploadWaits = false;
     req.on('data', (chunk: Buffer) => {
       if (!tooLarge) {
         kept += chunk.length;
@@ -291,10 +292,15 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
       }
       // Backpressure: a target that reads slowly (or not at all) slows the client down, instead of the proxy
       // holding the upload in memory.
+      // A chunk already read while paused writes without a second listener: one 'drain' resumes.
       const sink = upstream;
-      if (sink && !sink.write(chunk)) {
+      if (sink && !sink.write(chunk) && !uploadWaits) {
+        uploadWaits = true;
         req.pause();
-        sink.once('drain', () => req.resume());
+        sink.once('drain', () => {
+          uploadWaits = false;
+          req.resume();
+        });
       }
     });
     req.on('end', () => {
@@ -316,10 +322,15 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
       let size = 0;
       let streaming = false;
       /** Writes to the client; a client that reads slowly pauses the target's answer until it has drained. */
+      let answerWaits = false;
       const pass = (chunk: Buffer): void => {
-        if (!res.write(chunk)) {
+        if (!res.write(chunk) && !answerWaits) {
+          answerWaits = true;
           upstreamRes.pause();
-          res.once('drain', () => upstreamRes.resume());
+          res.once('drain', () => {
+            answerWaits = false;
+            upstreamRes.resume();
+          });
         }
       };
       let oversize = 0;

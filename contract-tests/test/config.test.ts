@@ -117,7 +117,7 @@ describe('npm run contract with a bad configuration', () => {
   it('names the fix when nothing listens at the URL', { timeout: 60_000 }, async () => {
     const run = await runContract({ CONTRACT_BASE_URL: 'http://127.0.0.1:9' }, 30_000);
     expect(run.code).toBe(2);
-    expect(run.stderr.trimEnd()).toBe("contract: CONTRACT_BASE_URL: nothing is listening on 127.0.0.1:9 (connection refused): start the server there (this package's mock: npm start, which listens on http://127.0.0.1:4010) or point CONTRACT_BASE_URL at one that runs");
+    expect(run.stderr.trimEnd()).toBe("contract: CONTRACT_BASE_URL: nothing is listening on 127.0.0.1:9 (connection refused): start the server there (this package's mock: npx service-external-api mock, which listens on http://127.0.0.1:4010) or point CONTRACT_BASE_URL at one that runs");
   });
 
   it('exits 2 naming an unknown suite file filter', { timeout: 60_000 }, async () => {
@@ -181,13 +181,15 @@ describe('npm run contract: what is wrong comes first', () => {
     await bare.close();
   });
 
-  it('a refused CONTRACT_TOKEN is the first line of the run, and repeated in the summary (exit 1)', { timeout: 90_000 }, async () => {
+  it('a refused CONTRACT_TOKEN is the first line of the run, repeated in the summary, and named in the last line (exit 1)', { timeout: 90_000 }, async () => {
     const run = await runContract({ CONTRACT_BASE_URL: mock.url, CONTRACT_TOKEN: TOKEN }, 80_000, ['auth']);
     withOutput(run, () => {
       expect(run.code).toBe(1);
       expect(run.stdout.split('\n')[0]).toBe(`contract: CONTRACT_TOKEN is refused: ${mock.url} answers 401 to it (POST /api/external/v1/projects/resume with {}, where a valid token gets 400 "Missing required fields"); the tests that need it will fail until it is a current API token of this server`);
       expect(run.stdout).toMatch(/^✗ before the run: CONTRACT_TOKEN is refused: /m);
       expect(run.stdout).not.toContain('CONTRACT_READ_ONLY_TOKEN is refused');
+      // The last line, where a CI log is read, says why the run failed.
+      expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^contract: \d+ passed, [1-9]\d* failed, .* — FAIL \(the server refuses CONTRACT_TOKEN: it answers 401 to it; see the first lines\)$/);
     });
   });
 
@@ -213,5 +215,31 @@ describe('npm run contract: what is wrong comes first', () => {
 
   it('withOutput adds the whole output of the run to a failed assertion', () => {
     expect(() => withOutput({ code: 1, stdout: 'the run said this', stderr: '', ms: 5 }, () => expect(1).toBe(0))).toThrow(/── npm run contract exited 1 after 5 ms; its output ──\nthe run said this/);
+  });
+});
+
+describe('messages name what the user typed, and a bad configuration still writes the JUnit file', () => {
+  it('with --base-url given, a dead port names --base-url, not CONTRACT_BASE_URL, and the report holds the reason (exit 2)', { timeout: 60_000 }, async () => {
+    const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'contract-report-'));
+    try {
+      const report = join(dir, 'nested', 'junit.xml');
+      const run = await runContract({ CONTRACT_BASE_URL: '' }, 30_000, ['--base-url', 'http://127.0.0.1:9', '--report', report]);
+      expect(run.code).toBe(2);
+      expect(run.stderr.trimEnd()).toBe("contract: --base-url: nothing is listening on 127.0.0.1:9 (connection refused): start the server there (this package's mock: npx service-external-api mock, which listens on http://127.0.0.1:4010) or point --base-url at one that runs");
+      const xml = readFileSync(report, 'utf8');
+      expect(xml).toMatch(/<testsuites name="contract" tests="1" failures="1" errors="0">/);
+      expect(xml).toContain('<failure message="--base-url: nothing is listening on 127.0.0.1:9 (connection refused)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('with no URL at all, the message offers both --base-url and CONTRACT_BASE_URL', { timeout: 60_000 }, async () => {
+    const run = await runContract({ CONTRACT_BASE_URL: '' }, 30_000);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^contract: CONTRACT_BASE_URL: is not set; give the origin of the server to test: --base-url http:\/\/127\.0\.0\.1:4010 or CONTRACT_BASE_URL=/);
   });
 });

@@ -424,7 +424,7 @@ describe('npm run proxy', () => {
   it('prints its usage with --help (exit 0)', { timeout: 30_000 }, async () => {
     const { code, stdout } = await spawnProxy(['--help']).exited;
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^Usage: npm run proxy -- --target URL \[options\]/);
+    expect(stdout).toMatch(/^Usage: service-external-api proxy --target URL \[options\]/);
     expect(stdout).toContain('--tokens FILE');
   });
 

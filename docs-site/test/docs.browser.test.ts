@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dereference, isObject, loadDocument, pointerTo, resolvePointer } from '../../spec/lib/openapi.ts';
+import { dereference, isObject, pointerTo, resolvePointer } from '../../spec/lib/openapi.ts';
+import { loadFullDocument } from '../../spec/lib/files.ts';
 import { generateSamples } from '../samples.ts';
 import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './chromium.ts';
 
@@ -18,7 +19,8 @@ const TIMEOUT = 60_000;
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const pageFile = join(root, 'docs-site', 'dist', 'index.html');
 const screenshot = join(root, 'docs-site', 'dist', 'screenshot.png');
-const document = loadDocument();
+// The document the page renders, prose included.
+const document = await loadFullDocument();
 
 const info = isObject(document['info']) ? document['info'] : {};
 const title = String(info['title']);

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { dereference, isObject, listOperations, loadDocument, resolvePointer } from '../lib/openapi.ts';
+import { dereference, isObject, listOperations, resolvePointer } from '../lib/openapi.ts';
+import { loadFullDocument } from '../lib/files.ts';
 
-const document = loadDocument();
+// The document with its prose: these tests read descriptions.
+const document = await loadFullDocument();
 const operations = listOperations(document);
 
 /**
