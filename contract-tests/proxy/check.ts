@@ -29,7 +29,24 @@ export const RULES = {
 export type Rule = keyof typeof RULES;
 export const RULE_ORDER: ReadonlyArray<Rule> = Object.keys(RULES).filter((k): k is Rule => Object.hasOwn(RULES, k));
 
-export type FiledViolation = Violation & { rule: Rule };
+/** A violation under its rule; `follows` names the decisive violation it is a consequence of, when there is one. */
+export type FiledViolation = Violation & { rule: Rule; follows?: string };
+
+/** What decides first: production's expected answer, then the status, the media type, the state; the schema last. */
+const PRECEDENCE: ReadonlyArray<Rule> = ['answer.transport', 'answer.inputs', 'answer.token', 'answer.read-only', 'answer.missing-fields', 'answer.record', 'spec.status', 'spec.media-type', 'state', 'caller', 'timeout', 'size', 'spec.schema'];
+
+/**
+ * The violations in the order a reader needs them: the decisive one first (the answer production gives, when the
+ * target gave another), and every other error grouped under it as its consequence (a 200 where production answers
+ * 403 breaks the 403's schema forty ways; the forty follow from the one).
+ */
+export function byPrecedence(violations: ReadonlyArray<FiledViolation>): FiledViolation[] {
+  const rank = (v: FiledViolation): number => (v.severity === 'error' ? 0 : 1) * PRECEDENCE.length + PRECEDENCE.indexOf(v.rule);
+  const sorted = [...violations].sort((a, b) => rank(a) - rank(b));
+  const decisive = sorted.find((v) => v.severity === 'error' && v.code.startsWith('expected.'));
+  if (!decisive) return sorted;
+  return sorted.map((v) => (v === decisive || v.severity !== 'error' ? v : { ...v, follows: decisive.code }));
+}
 
 export type Checked = {
   operationId: string;
@@ -111,5 +128,5 @@ export function checkExchange(request: RawRequest, received: Received, known: Kn
     if (caller !== undefined && CALLER_FIELDS[op.operationId].length > 0) rules.push('caller');
     found.push(...STATE_RULES[op.operationId](exchange, prediction.params, prediction.story, caller));
   }
-  return { operationId: op.operationId, prediction, rules, violations: found.map((v) => ({ ...v, rule: ruleOf(v.code, answerRule ?? 'answer.record') })) };
+  return { operationId: op.operationId, prediction, rules, violations: byPrecedence(found.map((v) => ({ ...v, rule: ruleOf(v.code, answerRule ?? 'answer.record') }))) };
 }

@@ -18,7 +18,8 @@ export type Entry = {
   response: string;
   /** The rule that decided the expected answer for this request. */
   expected: string;
-  violations: Array<{ severity: FiledViolation['severity']; rule: Rule; code: string; location: string; message: string }>;
+  /** Decisive first; a violation that follows from it names it in `follows`. */
+  violations: Array<{ severity: FiledViolation['severity']; rule: Rule; code: string; location: string; message: string; follows?: string }>;
   /** The violations as the suite prints them, one line each. */
   lines: string[];
 };
@@ -89,8 +90,9 @@ export class ViolationLog {
       ...entry,
       seq,
       operation,
-      violations: violations.map((v) => ({ severity: v.severity, rule: v.rule, code: v.code, location: formatLocation(v.location), message: v.message })),
-      lines: [...errors, ...warnings].map(formatViolation),
+      violations: violations.map((v) => ({ severity: v.severity, rule: v.rule, code: v.code, location: formatLocation(v.location), message: v.message, ...(v.follows ? { follows: v.follows } : {}) })),
+      // The consequences indented under the violation they follow from.
+      lines: [...errors, ...warnings].map((v) => (v.follows ? `  ↳ ${formatViolation(v)}` : formatViolation(v))),
     };
     for (const v of errors) {
       const tally = op.rules.get(v.rule);

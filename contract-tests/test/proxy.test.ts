@@ -229,6 +229,34 @@ describe('what the proxy reports', () => {
     }
   });
 
+  it('puts the decisive violation first and groups its consequences under it (a read-only write answered 200 with a broken body)', async () => {
+    const swap = readOnlyWritesAsFullAccess();
+    // The write goes through, and its answer lacks most of the project: forty schema errors follow from the one 200.
+    const broken: Fault = { ...swap, response: (_req, reply) => (reply.status === 200 ? { ...reply, body: JSON.stringify({ project: { id: 'x' } }) } : reply) };
+    const faulty = await startFaultProxy(mock.url, broken);
+    const { proxy, url } = await proxyTo(faulty.url);
+    try {
+      const [response] = await sendAll(url, smokeSet('proxy-order').slice(1, 2));
+      expect(response?.status).toBe(200);
+      const count = Number(response?.headers[VIOLATIONS_HEADER.toLowerCase()]);
+      expect(count).toBeGreaterThan(10);
+      const listed: unknown = await (await fetch(`${url}/__proxy/violations`)).json();
+      const entry = isObject(listed) && Array.isArray(listed['violations']) ? listed['violations'][0] : undefined;
+      const violations = isObject(entry) && Array.isArray(entry['violations']) ? entry['violations'].filter(isObject) : [];
+      const lines = isObject(entry) && Array.isArray(entry['lines']) ? entry['lines'].map(String) : [];
+      expect(violations[0]).toMatchObject({ code: 'expected.status', rule: 'answer.read-only' });
+      expect(violations[0]?.['follows']).toBeUndefined();
+      const errors = violations.filter((v) => v['severity'] === 'error');
+      expect(errors.length).toBe(count);
+      expect(errors.slice(1).every((v) => v['follows'] === 'expected.status')).toBe(true);
+      expect(lines[0]).toMatch(/^✗ error {3}response\.status {2}A read-only token .* \[expected\.status\]$/);
+      expect(lines.slice(1, count).every((line) => line.startsWith('  ↳ ✗ error'))).toBe(true);
+    } finally {
+      await proxy.close();
+      await faulty.close();
+    }
+  });
+
   it('learns a read-only token from the traffic when no --tokens file names it', async () => {
     const swapWrites = readOnlyWritesAsFullAccess((req) => req.body !== '{}');
     const faulty = await startFaultProxy(mock.url, swapWrites);
