@@ -55,8 +55,9 @@ Checks the implementation at the URL against the spec and production's behaviour
   --report FILE   also write a JUnit XML report there (the same as CONTRACT_REPORT)
   --strict        a skipped test fails the run (as CONTRACT_STRICT=1), for CI gates
   <file filter>   run only the suite files whose name contains it, e.g. auth or closeGoal; default: all of them
-  The CONTRACT_* variables (tokens, fixture ids, CONTRACT_ALLOW_WRITES) are listed in the package README and
-  contract-tests/README.md. Exit: 0 all pass, 1 a contract violation, 2 bad configuration.`;
+  Every CONTRACT_* variable (tokens, fixture ids, CONTRACT_ALLOW_WRITES, …) is in contract-tests/README.md, shipped
+  with the package (node_modules/service-external-api/contract-tests/README.md); the rules a test cites are in its
+  RULES.md. Exit: 0 all pass, 1 a contract violation, 2 bad configuration.`;
 
 const OPTIONS = {
   'base-url': { type: 'string' },

@@ -28,6 +28,12 @@ const BADGE = `data:image/svg+xml,${encodeURIComponent(
   "<svg xmlns='http://www.w3.org/2000/svg' width='52' height='14' viewBox='0 0 52 14'><text x='0' y='11' font-family='sans-serif' font-size='11' font-weight='600' fill='#0044d4'>Redocly</text></svg>",
 )}`;
 
+/**
+ * Code samples and examples wrap at the panel's edge instead of scrolling sideways (a curl line with a token and a
+ * body is several hundred characters): Redoc offers no option for it, so the page gets one rule.
+ */
+const WRAP_CODE = '<style>pre { white-space: pre-wrap !important; overflow-wrap: anywhere; }</style>';
+
 /** Builds the page into `output` with redocly (a devDependency); returns the line to print. Throws redocly's output on failure. */
 export function buildDocs(output: string = DOCS_PAGE): string {
   // The document with its prose (loadDocument() is the run-time one, without descriptions).
@@ -50,7 +56,7 @@ export function buildDocs(output: string = DOCS_PAGE): string {
     throw new Error(`${`${String(result.stdout)}${String(result.stderr)}`.trim()}\nredocly build-docs failed (${result.error?.message ?? `exit ${String(result.status)}`})`);
   }
 
-  const html = readFileSync(output, 'utf8').replace(REMOTE_IMAGES, BADGE);
+  const html = readFileSync(output, 'utf8').replace(REMOTE_IMAGES, BADGE).replace('</head>', `${WRAP_CODE}</head>`);
   writeFileSync(output, html);
 
   const operations = generateSamples(loadDocument()).map((s) => `${s.operationId} (${s.examples.length} examples)`);

@@ -1,7 +1,7 @@
 // fast-check arbitraries derived from an operation model: valid bodies (every optional field absent, null or set;
 // the target id in any accepted form) and bodies with exactly one defect, each with production's answer. Object
 // values only use common key names: production converts every key, nested ones too, to an existing atom first and
-// answers 500 otherwise (transport-auth-errors.md, "Key conversion").
+// answers 500 otherwise (RULES.md#decoding).
 import fc from 'fast-check';
 import type { JsonObject } from '../../spec/lib/openapi.ts';
 import { either, one, type Answers, type Expectation } from './expected.ts';

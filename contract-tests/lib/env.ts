@@ -28,7 +28,7 @@ export function personVariable(persona: Persona): string {
   return persona === 'full_access' ? 'CONTRACT_PERSON_ID' : `CONTRACT_${persona.toUpperCase()}_PERSON_ID`;
 }
 
-/** Production's token form (REFERENCE.md decision 5; the spec's security scheme): `opk_` and 43 URL-safe base64 characters. */
+/** Production's token form (RULES.md#decision-5; the spec's security scheme): `opk_` and 43 URL-safe base64 characters. */
 export const TOKEN_FORM = /^opk_[A-Za-z0-9_-]{43}$/;
 
 /** `projects.paused` → CONTRACT_PAUSED_PROJECT_ID, `goals.open` → CONTRACT_OPEN_GOAL_ID. */

@@ -1,6 +1,6 @@
 // Production's answers, as expectations a response is compared with. Fixed bodies come from the spec's own response
 // examples (generated/openapi.json); the messages with a variable part are production's templates from
-// transport-auth-errors.md's error table, checked against the spec's examples by contract-tests/test/expected.test.ts.
+// RULES.md#error-table, checked against the spec's examples by contract-tests/test/expected.test.ts.
 import { isObject } from '../../spec/lib/openapi.ts';
 import type { ApiResponse } from './client.ts';
 import { responseExample, responseExampleText, type OperationModel } from './operations.ts';
@@ -9,7 +9,7 @@ import { excerpt, violation, type Violation } from './violations.ts';
 export type ExpectedBody = { kind: 'text'; text: string } | { kind: 'json'; value: unknown } | { kind: 'schema' };
 /** One acceptable answer: a status and the exact body (JSON compared parsed, text byte for byte). */
 export type Expected = { status: number; body: ExpectedBody; label: string };
-/** Production's answer; several alternatives where production itself is nondeterministic (REFERENCE.md, decision 2). */
+/** Production's answer; several alternatives where production itself is nondeterministic (RULES.md#decision-2). */
 export type Expectation = { alternatives: Expected[] };
 
 const text = (status: number, body: string, label: string): Expected => ({ status, body: { kind: 'text', text: body }, label });
@@ -25,7 +25,7 @@ export function either(...alternatives: Expected[]): Expectation {
   return { alternatives };
 }
 
-/** The messages of production's 400s (transport-auth-errors.md, error table #11, #13–16, #23). */
+/** The messages of production's 400s (RULES.md#error-table). */
 export const messages = {
   missingFields: (names: ReadonlyArray<string>): string => `Missing required fields: ${names.join(', ')}`,
   nullField: (name: string): string => `Field '${name}' cannot be null`,

@@ -1,4 +1,4 @@
-// The service's id rules as a model (transport-auth-errors.md, "IDs and JSON primitives"): how a request id string
+// The service's id rules as a model (RULES.md#ids): how a request id string
 // is decoded, what answer each outcome gets, and the other forms that name the same record.
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

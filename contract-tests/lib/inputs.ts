@@ -1,5 +1,5 @@
 // Wrong inputs and production's answer to each, derived from a field's kind (operations.ts), following
-// transport-auth-errors.md "The decoding steps, in order" and its error table. Used by the validation table and by
+// RULES.md#decoding and its error table. Used by the validation table and by
 // the property tests, so both predict the same answers.
 import type { Answers, Expectation } from './expected.ts';
 import { either, one } from './expected.ts';
@@ -22,7 +22,7 @@ export function caseVariant(value: string): string {
 
 /** Values of the wrong type (or shape) for a field, with production's exact answer to each. */
 export function wrongInputs(field: FieldModel, a: Answers): WrongInput[] {
-  const table = 'transport-auth-errors.md, error table';
+  const table = 'RULES.md#error-table';
   switch (field.kind) {
     case 'string':
       return [42, true, { text: 'yes' }, ['yes']].map((value) => ({ label: `a ${Array.isArray(value) ? 'list' : typeof value}`, value, expectation: one(a.unknownType('string')), source: `${table} #14` }));
@@ -39,7 +39,7 @@ export function wrongInputs(field: FieldModel, a: Answers): WrongInput[] {
       ];
       return [
         ...scalars.map(({ label, value }) => ({ label, value, expectation: one(a.invalidEnum(name, printed(value), values)), source: `${table} #16` })),
-        { label: 'an object', value: { value: first }, expectation: one(a.decodingCrash), source: 'transport-auth-errors.md, The decoding steps (enum)' },
+        { label: 'an object', value: { value: first }, expectation: one(a.decodingCrash), source: 'RULES.md#decoding' },
       ];
     }
     case 'id':
@@ -69,18 +69,18 @@ export function wrongInputs(field: FieldModel, a: Answers): WrongInput[] {
   }
 }
 
-/** An unknown field: 400 `Unknown input field` or production's alternative 500 (REFERENCE.md decision 2). */
+/** An unknown field: 400 `Unknown input field` or production's alternative 500 (RULES.md#decision-2). */
 export function unknownFieldAnswer(name: string, a: Answers): Expectation {
   return either(a.unknownField(name), a.decodingCrash);
 }
 
 /**
  * What production does with one input value before the token is read, by the same rules as `wrongInputs` (the
- * decoding steps of transport-auth-errors.md; test/predict.test.ts holds the two together):
+ * decoding steps of RULES.md#transport; test/predict.test.ts holds the two together):
  * - `valid`: decoded; `refers` when it names other records (a mention, a person to subscribe) that may not exist, so
  *   the operation may still fail with 500 after the token;
  * - `rejected`: answered before the token, with this expectation;
- * - `fails`: decoded, but the operation fails after the token (500; REFERENCE.md error table, the service's body);
+ * - `fails`: decoded, but the operation fails after the token (500; RULES.md#error-table, the service's body);
  * - `unknown`: a value the suite's model does not cover.
  */
 export type InputVerdict =
@@ -89,7 +89,7 @@ export type InputVerdict =
   | { kind: 'fails'; source: string }
   | { kind: 'unknown' };
 
-const TABLE = 'transport-auth-errors.md, error table';
+const TABLE = 'RULES.md#error-table';
 const valid: InputVerdict = { kind: 'valid', refers: false };
 const rejected = (expectation: Expectation, source: string): InputVerdict => ({ kind: 'rejected', expectation, source });
 
@@ -106,13 +106,13 @@ export function inputVerdict(field: FieldModel, value: unknown, a: Answers, fits
   switch (field.kind) {
     case 'string':
       if (typeof value !== 'string') return rejected(one(a.unknownType('string')), `${TABLE} #14`);
-      return fitsSchema(value) ? valid : { kind: 'fails', source: `a ${field.name} the spec refuses (${JSON.stringify(value)}) makes the operation fail after the token (REFERENCE.md, the 500 after the token)` };
+      return fitsSchema(value) ? valid : { kind: 'fails', source: `a ${field.name} the spec refuses (${JSON.stringify(value)}) makes the operation fail after the token (RULES.md#error-26)` };
     case 'boolean':
       return typeof value === 'boolean' ? valid : rejected(one(a.unknownType('boolean')), `${TABLE} #15`);
     case 'enum': {
       const values = field.enumValues ?? [];
       if (typeof value === 'string' && values.includes(value)) return valid;
-      if (typeof value === 'object') return Array.isArray(value) ? { kind: 'unknown' } : rejected(one(a.decodingCrash), 'transport-auth-errors.md, The decoding steps (enum)');
+      if (typeof value === 'object') return Array.isArray(value) ? { kind: 'unknown' } : rejected(one(a.decodingCrash), 'RULES.md#decoding');
       // "nil" becomes the atom nil, and a fraction prints in Elixir's own way: not modelled.
       if (value === 'nil' || (typeof value === 'number' && !Number.isInteger(value))) return { kind: 'unknown' };
       if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return { kind: 'unknown' };
@@ -135,14 +135,14 @@ export function inputVerdict(field: FieldModel, value: unknown, a: Answers, fits
         return rejected(one(a.decodingCrash), `${TABLE} #19`);
       }
       if (document === null) return field.nullable ? valid : rejected(one(a.nullField(field.name)), `${TABLE} #13`);
-      if (typeof document !== 'object' || Array.isArray(document)) return { kind: 'fails', source: `a ${field.name} that is JSON but not a document makes the operation fail after the token (REFERENCE.md, the 500 after the token)` };
+      if (typeof document !== 'object' || Array.isArray(document)) return { kind: 'fails', source: `a ${field.name} that is JSON but not a document makes the operation fail after the token (RULES.md#error-26)` };
       return { kind: 'valid', refers: mentions(document) };
     }
     case 'id-list': {
       if (!Array.isArray(value)) return rejected(one(a.decodingCrash), `${TABLE} #20`);
       let refers = false;
       for (const item of value) {
-        if (item === null) return { kind: 'fails', source: `null in ${field.name} makes the operation fail after the token (REFERENCE.md, the 500 after the token)` };
+        if (item === null) return { kind: 'fails', source: `null in ${field.name} makes the operation fail after the token (RULES.md#error-26)` };
         if (typeof item !== 'string') return { kind: 'unknown' };
         const decoded = decodeId(item);
         if (decoded.kind === 'undecodable') return rejected(one(a.notFound), `${TABLE} #17`);

@@ -1,6 +1,6 @@
 // Production's answer to any request of an operation, as far as the request alone decides it: the suite's own rules
 // (the operation model, inputs.ts, ids.ts, expected.ts) applied in production's order of checks
-// (transport-auth-errors.md, "Order of checks"): transport, then the inputs one by one, then the token, the read-only
+// (RULES.md#order-of-checks): transport, then the inputs one by one, then the token, the read-only
 // guard, missing fields, and last the record. Where several answers are possible (production is nondeterministic, a
 // token or a record this side does not know), every one is accepted; where the model says nothing, nothing is
 // predicted. The validation proxy uses it on live traffic; test/predict.test.ts holds it to the suite's tables.
@@ -64,14 +64,14 @@ export function operationOf(method: string, url: string): OperationModel | undef
   return operationModels().find((op) => segmentsOf(op.path).join('/') === segments);
 }
 
-/** The first value of a header (only the first Authorization header counts: REFERENCE.md decision 5). */
+/** The first value of a header (only the first Authorization header counts: RULES.md#decision-5). */
 export function firstHeader(headers: RawRequest['headers'], name: string): string | undefined {
   const lower = name.toLowerCase();
   return headers.find(([n]) => n.toLowerCase() === lower)?.[1];
 }
 
 /**
- * The token the service reads from an Authorization value (transport-auth-errors.md, "Reading the header"): trimmed,
+ * The token the service reads from an Authorization value (RULES.md#reading-the-header): trimmed,
  * split at the first space; `Bearer` (case-sensitive) and the trimmed rest, or the whole value when it has no space.
  */
 export function tokenOf(authorization: string | undefined): string | undefined {
@@ -84,7 +84,7 @@ export function tokenOf(authorization: string | undefined): string | undefined {
 
 type BodyKind = 'json' | 'form' | 'none' | 'unsupported';
 
-/** How the service reads a body by its Content-Type (transport-auth-errors.md, "Content-Type and the request body"). */
+/** How the service reads a body by its Content-Type (RULES.md#content-type). */
 function bodyKind(contentType: string | undefined): BodyKind {
   if (contentType === undefined) return 'none';
   const match = /^\s*([\w.+-]+)\/([\w.+-]+)\s*(;.*)?$/.exec(contentType);
@@ -205,18 +205,18 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
     if (!parsed.ok) {
       const view = errorView(accept);
       const expectation = view === 'html' ? one(a.invalidJsonHtml) : view === 'json' ? one(a.invalidJsonJson) : either(a.invalidJsonHtml, a.invalidJsonJson);
-      return { op, stage: 'transport', rule: 'A body that is not JSON is 400 "Bad Request", as text/html unless Accept picks JSON (transport-auth-errors.md, error table #1)', expectation };
+      return { op, stage: 'transport', rule: 'A body that is not JSON is 400 "Bad Request", as text/html unless Accept picks JSON (RULES.md#error-1)', expectation };
     }
     body = parsed.params;
   }
   const json = acceptsJson(accept);
-  if (json === false) return { op, stage: 'transport', rule: 'An Accept header that allows no JSON is 406 "Not Acceptable" (transport-auth-errors.md, error table #4)', expectation: one(a.notAcceptable) };
+  if (json === false) return { op, stage: 'transport', rule: 'An Accept header that allows no JSON is 406 "Not Acceptable" (RULES.md#error-4)', expectation: one(a.notAcceptable) };
   if (json === undefined) return unmodelled('an Accept header whose q-values the model does not follow');
-  if (kind === 'unsupported') return { op, stage: 'transport', rule: 'A Content-Type that is neither JSON nor a form is 415 (transport-auth-errors.md, error table #5)', expectation: one(a.unsupportedMediaType) };
+  if (kind === 'unsupported') return { op, stage: 'transport', rule: 'A Content-Type that is neither JSON nor a form is 415 (RULES.md#error-5)', expectation: one(a.unsupportedMediaType) };
   if (kind === 'form') return unmodelled('form bodies');
   const query = queryParams(request.url);
   if (query === undefined) return unmodelled('a query string with nested keys or _format');
-  // Without a Content-Type the body is ignored (transport-auth-errors.md, "Content-Type and the request body").
+  // Without a Content-Type the body is ignored (RULES.md#content-type).
   const params = merge(query, body);
   if (Object.hasOwn(params, '_method')) return unmodelled('a _method override', params);
 
@@ -231,7 +231,7 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
     const field = fields.get(key);
     if (!field) {
       rejected.push(...unknownFieldAnswer(key, a).alternatives);
-      reasons.push(`the unknown field "${key}" (REFERENCE.md decision 2)`);
+      reasons.push(`the unknown field "${key}" (RULES.md#decision-2)`);
       continue;
     }
     const verdict = inputVerdict(field, value, a, (v) => specValidator().validate(field.schemaPointer, v).length === 0);
@@ -252,21 +252,21 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
   const authorization = firstHeader(request.headers, 'authorization');
   const token = tokenOf(authorization);
   if (token === undefined) {
-    const rule = authorization === undefined ? 'A request without an Authorization header is 401 "Unauthorized" once the inputs pass (transport-auth-errors.md, error table #21)' : 'An Authorization header with no token the service can read (another scheme, "bearer", a tab, no token) is 401 (transport-auth-errors.md, Reading the header)';
+    const rule = authorization === undefined ? 'A request without an Authorization header is 401 "Unauthorized" once the inputs pass (RULES.md#error-21)' : 'An Authorization header with no token the service can read (another scheme, "bearer", a tab, no token) is 401 (RULES.md#reading-the-header)';
     return { op, stage: 'token', rule, expectation: one(a.unauthorized), params };
   }
-  if (!TOKEN_FORM.test(token)) return { op, stage: 'token', rule: 'A token not in production’s form (opk_ and 43 characters) is no token the service issued: 401 (REFERENCE.md decision 5)', expectation: one(a.unauthorized), params };
+  if (!TOKEN_FORM.test(token)) return { op, stage: 'token', rule: 'A token not in production’s form (opk_ and 43 characters) is no token the service issued: 401 (RULES.md#decision-5)', expectation: one(a.unauthorized), params };
   const who = known.who(token);
   const withWho = who ? { who } : {};
-  if (who?.persona === 'suspended') return { op, stage: 'token', rule: `A suspended person’s token (${who.source}) is 401 "Unauthorized" (transport-auth-errors.md, Checking the token)`, expectation: one(a.unauthorized), params, ...withWho };
-  if (who?.persona === 'read_only') return { op, stage: 'read-only', rule: `A read-only token (${who.source}) is 403 "Read-only API tokens cannot execute mutations" (transport-auth-errors.md, Read-only tokens)`, expectation: one(a.readOnly), params, ...withWho };
+  if (who?.persona === 'suspended') return { op, stage: 'token', rule: `A suspended person’s token (${who.source}) is 401 "Unauthorized" (RULES.md#checking-the-token)`, expectation: one(a.unauthorized), params, ...withWho };
+  if (who?.persona === 'read_only') return { op, stage: 'read-only', rule: `A read-only token (${who.source}) is 403 "Read-only API tokens cannot execute mutations" (RULES.md#read-only-tokens)`, expectation: one(a.readOnly), params, ...withWho };
   const tokenAnswers = who ? [] : [a.unauthorized, a.readOnly];
   const unknownToken = who ? '' : ' (or 401/403 for a token this side does not know)';
 
   // 4. Missing required fields, listed in declaration order (Order of checks 8).
   const missing = op.required.filter((name) => !Object.hasOwn(params, name));
   if (missing.length > 0) {
-    return { op, stage: 'missing-fields', rule: `Missing required fields are 400 "Missing required fields: ${missing.join(', ')}", in declaration order, after the token${unknownToken} (transport-auth-errors.md, error table #23)`, expectation: alternatives([...tokenAnswers, a.missingFields(missing)]), params, ...withWho };
+    return { op, stage: 'missing-fields', rule: `Missing required fields are 400 "Missing required fields: ${missing.join(', ')}", in declaration order, after the token${unknownToken} (RULES.md#error-23)`, expectation: alternatives([...tokenAnswers, a.missingFields(missing)]), params, ...withWho };
   }
 
   // 5. The record: 404 when it cannot be seen, 403 JSON when it cannot be edited, 500 when the operation fails.
@@ -278,13 +278,13 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
   const record = `the ${story} ${op.group.replace(/s$/, '')}`;
   if (who && story !== undefined) {
     if (who.persona === 'full_access') return { op, stage: 'record', rule: `The full-access person (${who.source}) can edit ${record} (a fixture)${done}`, expectation: alternatives(outcome), params, ...withWho, ...withStory };
-    if (who.persona === 'comment_only') return { op, stage: 'record', rule: `A person who can see ${record} but not edit it (comment_only, ${who.source}) gets 403 JSON (REFERENCE.md decision 3)`, expectation: one(a.forbidden), params, ...withWho, ...withStory };
-    if (who.persona === 'no_access') return { op, stage: 'record', rule: `A person who cannot see ${record} (no_access, ${who.source}) gets 404, never 403 (REFERENCE.md decision 3)`, expectation: one(a.notFound), params, ...withWho, ...withStory };
+    if (who.persona === 'comment_only') return { op, stage: 'record', rule: `A person who can see ${record} but not edit it (comment_only, ${who.source}) gets 403 JSON (RULES.md#decision-3)`, expectation: one(a.forbidden), params, ...withWho, ...withStory };
+    if (who.persona === 'no_access') return { op, stage: 'record', rule: `A person who cannot see ${record} (no_access, ${who.source}) gets 404, never 403 (RULES.md#decision-3)`, expectation: one(a.notFound), params, ...withWho, ...withStory };
   }
   return {
     op,
     stage: 'record',
-    rule: `After the token, the record decides: 404 when it cannot be seen, 403 JSON when it cannot be edited, else 200${unknownToken}${done} (REFERENCE.md decision 3)`,
+    rule: `After the token, the record decides: 404 when it cannot be seen, 403 JSON when it cannot be edited, else 200${unknownToken}${done} (RULES.md#decision-3)`,
     expectation: alternatives([...tokenAnswers, a.notFound, a.forbidden, ...outcome]),
     params,
     ...withWho,

@@ -158,7 +158,7 @@ export default class ContractReporter implements Reporter {
         lines.push(`  ${entry.count}× ${entry.where}  ${entry.example.message}  [${entry.example.code}; ${[...entry.tests].join(', ')}]`);
       }
     }
-    if (expected > 0) lines.push('', `note: ${expected} error answer${expected === 1 ? '' : 's'} came without a Content-Type, as production sends them (the spec's "Errors"; REFERENCE.md decision 2): expected, not counted as warnings`);
+    if (expected > 0) lines.push('', `note: ${expected} error answer${expected === 1 ? '' : 's'} came without a Content-Type, as production sends them (the spec's "Errors"; RULES.md#decision-2): expected, not counted as warnings`);
     if (seeds.size > 0) lines.push('', `property tests ran with seed ${[...seeds].join(', ')}: replay them with CONTRACT_SEED=${[...seeds][0] ?? ''} (and the same CONTRACT_NUM_RUNS and filters)`);
     const errors = moduleErrors.length + unhandledErrors.length;
     const strict = provided?.config.strict === true;

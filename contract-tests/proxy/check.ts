@@ -21,7 +21,7 @@ export const RULES = {
   'answer.read-only': 'A read-only token: 403 "Read-only API tokens cannot execute mutations" (answered 200 is a violation)',
   'answer.missing-fields': 'Missing required fields: 400 naming them in declaration order',
   'answer.record': 'The record and the persona decide: 404, 403 JSON or 200; valid input is never a 500',
-  state: 'A 200 keeps the state rules (REFERENCE.md decision 3; domain-and-shapes.md §3)',
+  state: 'A 200 keeps the state rules (RULES.md#decision-3; RULES.md#state)',
   caller: 'A 200 that names who wrote names the caller (the --tokens file’s people)',
   timeout: 'The target answers within --timeout',
   size: 'The answer is small enough for the proxy to check (--max-body-bytes; an operation’s documented answers are a few KB)',

@@ -243,3 +243,19 @@ describe('messages name what the user typed, and a bad configuration still write
     expect(run.stderr).toMatch(/^contract: CONTRACT_BASE_URL: is not set; give the origin of the server to test: --base-url http:\/\/127\.0\.0\.1:4010 or CONTRACT_BASE_URL=/);
   });
 });
+
+describe("the README's QA line", () => {
+  it('sets every variable the suite needs for the non-loopback URL it shows (a staging host gets writes only with CONTRACT_ALLOW_WRITES)', async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const line = readme.split('\n').find((l) => / service-external-api contract --base-url https?:\/\//.test(l) && l.includes('npx'));
+    if (!line) throw new Error('README.md has no QA line (npx … service-external-api contract --base-url URL)');
+    const env = Object.fromEntries([...line.matchAll(/(?:^|\s)(CONTRACT_[A-Z_]+)=(\S+)/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
+    const url = /--base-url (\S+)/.exec(line)?.[1] ?? '';
+    expect(new URL(url).hostname).not.toMatch(/^(localhost|127\.|\[::1\])/);
+    // The token in the line is a placeholder (opk_…); give it the form of a real one.
+    const config = readConfig({ ...env, CONTRACT_TOKEN: `opk_${'A'.repeat(43)}`, CONTRACT_BASE_URL: url });
+    expect(config.allowWrites).toBe(true);
+    expect(() => readConfig({ CONTRACT_TOKEN: `opk_${'A'.repeat(43)}`, CONTRACT_BASE_URL: url })).toThrow(ConfigError);
+  });
+});

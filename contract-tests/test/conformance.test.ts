@@ -71,7 +71,7 @@ describe('checkResponse', () => {
     expect(at(errors(checkResponse('resumeProject', response(200, '{"project":', { 'content-type': JSON_TYPE }))))).toContain('response.body body.not-json');
   });
 
-  it('accepts plain-text 401 and read-only 403 without a Content-Type with a warning (REFERENCE.md decision 2)', () => {
+  it('accepts plain-text 401 and read-only 403 without a Content-Type with a warning (RULES.md#decision-2)', () => {
     const found = checkResponse('resumeProject', response(401, 'Unauthorized', {}));
     expect(errors(found)).toEqual([]);
     expect(at(warnings(found))).toEqual(['response.header.content-type content-type.missing']);

@@ -163,7 +163,7 @@ export const cases: Case[] = [
             const project = entity(body, 'project');
             if (project['state'] === 'active') project['state'] = 'paused';
           }),
-        expect: [/✗ FAIL resumeProject > state > Resuming a paused project makes it active/, /resuming a paused project makes it active \(REFERENCE\.md decision 3\); got state "paused"/],
+        expect: [/✗ FAIL resumeProject > state > Resuming a paused project makes it active/, /resuming a paused project makes it active \(RULES\.md#decision-3\); got state "paused"/],
       },
     ],
   },
@@ -328,7 +328,7 @@ export const cases: Case[] = [
             const project = entity(body, 'project');
             if (project['state'] === 'active' && isObject(project['last_check_in'])) project['status'] = 'pending';
           }),
-        expect: [/a resumed project that is not outdated has the status of its last check-in \(domain-and-shapes\.md §3\.1–3\.2\): expected "caution"; got "pending"/],
+        expect: [/a resumed project that is not outdated has the status of its last check-in \(RULES\.md#state-project\): expected "caution"; got "pending"/],
       },
       {
         name: 'cannot edit after a write',
@@ -355,7 +355,7 @@ export const cases: Case[] = [
             entity(body, 'project')['updated_at'] = '2020-01-01T00:00:00Z';
             entity(body, 'goal')['updated_at'] = '2020-01-01T00:00:00Z';
           }),
-        expect: [/resume bumps updated_at to now \(domain-and-shapes\.md §3\.2\), but it is 2020-01-01T00:00:00Z/, /close bumps updated_at in the same write, so it is not before closed_at/],
+        expect: [/resume bumps updated_at to now \(RULES\.md#state-resume\), but it is 2020-01-01T00:00:00Z/, /close bumps updated_at in the same write, so it is not before closed_at/],
       },
     ],
   },

@@ -220,7 +220,7 @@ describe('what the proxy reports', () => {
       expect(entry).toMatchObject({ seq: 1, operation: 'resumeProject', method: 'POST', path: '/api/external/v1/projects/resume', status: 200 });
       expect(isObject(entry) ? entry['request'] : '').toMatch(/^curl -sS -i -X POST 'http:\/\/127\.0\.0\.1:\d+\/api\/external\/v1\/projects\/resume' .*-H "authorization: Bearer \$CONTRACT_READ_ONLY_TOKEN"/);
       expect(isObject(entry) && Array.isArray(entry['lines']) ? entry['lines'][0] : '').toMatch(
-        /^✗ error {3}response\.status {2}A read-only token \(read_only in the --tokens file\) is 403 "Read-only API tokens cannot execute mutations" \(transport-auth-errors\.md, Read-only tokens\): expected 403 "Read-only API tokens cannot execute mutations" in plain text; got 200 .* \[expected\.status\]$/,
+        /^✗ error {3}response\.status {2}A read-only token \(read_only in the --tokens file\) is 403 "Read-only API tokens cannot execute mutations" \(RULES\.md#read-only-tokens\): expected 403 "Read-only API tokens cannot execute mutations" in plain text; got 200 .* \[expected\.status\]$/,
       );
       noToken(JSON.stringify(listed));
     } finally {

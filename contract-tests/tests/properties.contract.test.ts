@@ -20,7 +20,7 @@ for (const op of operationModels()) {
   const story = PROFILES[op.operationId].target;
   describe(op.operationId, () => {
     describe('properties', () => {
-      it("A body with one wrong or unknown field gets production's exact answer for that defect, with or without a token (transport-auth-errors.md, error table; generated)", { timeout }, async (ctx) => {
+      it("A body with one wrong or unknown field gets production's exact answer for that defect, with or without a token (RULES.md#error-table; generated)", { timeout }, async (ctx) => {
         const c = contract(ctx);
         const base = anyBody(c, op);
         const hasToken = c.target.tokens.full_access !== undefined;
@@ -30,7 +30,7 @@ for (const op of operationModels()) {
         });
       });
 
-      it('A valid body (optional fields absent, null or set; the id in any accepted form) is 200 with a conforming body, and the state rules hold (REFERENCE.md decisions 1 and 3; generated)', { timeout }, async (ctx) => {
+      it('A valid body (optional fields absent, null or set; the id in any accepted form) is 200 with a conforming body, and the state rules hold (RULES.md#decision-1 and #decision-3; generated)', { timeout }, async (ctx) => {
         const c = contract(ctx);
         const id = targetId(c, op);
         c.token('full_access');

@@ -1,5 +1,5 @@
 // Valid input is never a server error: every named request example of the spec, sent to the operation's record, is
-// answered 200 with a body that conforms to the response schema (REFERENCE.md decision 1 and 4).
+// answered 200 with a body that conforms to the response schema (RULES.md#decision-1 and #decision-4).
 import { describe, it } from 'vitest';
 import { targetId } from '../lib/cases.ts';
 import { one, success } from '../lib/expected.ts';
@@ -14,7 +14,7 @@ for (const op of operationModels()) {
   describe(op.operationId, () => {
     describe('responses', () => {
       for (const example of op.examples) {
-        it(`The request example "${example.name}" is answered 200 with a body that conforms to the schema, not a server error (REFERENCE.md decision 1)`, async (ctx) => {
+        it(`The request example "${example.name}" is answered 200 with a body that conforms to the schema, not a server error (RULES.md#decision-1)`, async (ctx) => {
           const c = contract(ctx);
           const body = baseBody(op, targetId(c, op), example.name);
           await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => [

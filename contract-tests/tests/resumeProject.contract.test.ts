@@ -1,5 +1,5 @@
-// resumeProject: the state rules a client can observe in the response (REFERENCE.md decision 3;
-// domain-and-shapes.md §3.1–3.2). On this package's mock each test starts from the seed; elsewhere the rules hold
+// resumeProject: the state rules a client can observe in the response (RULES.md#decision-3;
+// RULES.md#state-project). On this package's mock each test starts from the seed; elsewhere the rules hold
 // whatever the records' state, because resume has no precondition.
 import { beforeEach, describe, it } from 'vitest';
 import { one, success } from '../lib/expected.ts';
@@ -15,28 +15,28 @@ describe('resumeProject', () => {
   describe('state', () => {
     beforeEach(() => resetMock(target()));
 
-    it('Resuming a paused project makes it active, with success_status "nil" and closed_at null (REFERENCE.md, decision 3)', async (ctx) => {
+    it('Resuming a paused project makes it active, with success_status "nil" and closed_at null (RULES.md#decision-3)', async (ctx) => {
       const c = contract(ctx);
       const id = c.record('projects', 'paused');
       const body = build('resumeProject', { project_id: id }, 'paused_project');
       await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => resumeRules(ex, id, 'paused'));
     });
 
-    it('Resuming an active project succeeds and leaves it active: resume has no state precondition (REFERENCE.md, decision 3)', async (ctx) => {
+    it('Resuming an active project succeeds and leaves it active: resume has no state precondition (RULES.md#decision-3)', async (ctx) => {
       const c = contract(ctx);
       const id = c.record('projects', 'active');
       const body = build('resumeProject', { project_id: id }, 'paused_project');
       await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => resumeRules(ex, id, 'active'));
     });
 
-    it('Resuming a closed project succeeds but leaves it closed, with its closed_at and outcome (REFERENCE.md, decision 3)', async (ctx) => {
+    it('Resuming a closed project succeeds but leaves it closed, with its closed_at and outcome (RULES.md#decision-3)', async (ctx) => {
       const c = contract(ctx);
       const id = c.record('projects', 'closed');
       const body = build('resumeProject', { project_id: id }, 'closed_project');
       await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => resumeRules(ex, id, 'closed'));
     });
 
-    it('Resuming the same project twice is 200 both times: resume is not refused when nothing is paused (domain-and-shapes.md §3.2)', async (ctx) => {
+    it('Resuming the same project twice is 200 both times: resume is not refused when nothing is paused (RULES.md#state-resume)', async (ctx) => {
       const c = contract(ctx);
       const id = c.record('projects', 'paused');
       const body = build('resumeProject', { project_id: id, send_notifications_to_everyone: true }, 'paused_project');

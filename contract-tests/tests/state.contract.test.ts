@@ -1,6 +1,6 @@
 // Every state rule on every fixture it is given: each operation writes to each record of its fixture group (every
 // story, not only its profile's), with each of the spec's named request examples, and every rule of lib/rules.ts
-// must hold on the answer (REFERENCE.md decision 3; domain-and-shapes.md §3). Where the answer names the person the
+// must hold on the answer (RULES.md#decision-3; RULES.md#state). Where the answer names the person the
 // write is recorded against, it must be the caller (CONTRACT_PERSON_ID). On this package's mock each test starts
 // from the seed.
 import { beforeEach, describe, it } from 'vitest';
@@ -21,7 +21,7 @@ for (const op of operationModels()) {
 
       for (const story of stories) {
         for (const example of op.examples) {
-          it(`On the ${story} ${record}, the request example "${example.name}" is 200 and every state rule holds (REFERENCE.md decision 3; domain-and-shapes.md §3)`, async (ctx) => {
+          it(`On the ${story} ${record}, the request example "${example.name}" is 200 and every state rule holds (RULES.md#decision-3; RULES.md#state)`, async (ctx) => {
             const c = contract(ctx);
             const body = baseBody(op, c.record(op.group, story), example.name);
             await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => STATE_RULES[op.operationId](ex, body, story, c.target.person));
@@ -31,7 +31,7 @@ for (const op of operationModels()) {
 
       const fields = CALLER_FIELDS[op.operationId];
       if (fields.length > 0) {
-        it(`The write is recorded against the caller: ${fields.join(' and ')} name the person of the token, where the answer names one (domain-and-shapes.md §3.4; needs ${personVariable('full_access')})`, async (ctx) => {
+        it(`The write is recorded against the caller: ${fields.join(' and ')} name the person of the token, where the answer names one (RULES.md#state-close; needs ${personVariable('full_access')})`, async (ctx) => {
           const c = contract(ctx);
           const person = c.target.person;
           if (person === undefined) return ctx.skip(`needs ${personVariable('full_access')} (not set)`);

@@ -1,4 +1,4 @@
-// Content types, Accept and JSON decoding, all checked before the token (transport-auth-errors.md, "Accept header",
+// Content types, Accept and JSON decoding, all checked before the token (RULES.md#accept,
 // "Content-Type and the request body", error table #1, #4, #5).
 import { describe, it } from 'vitest';
 import { anyBody, targetId } from '../lib/cases.ts';
@@ -8,7 +8,7 @@ import { operationModels, PROFILES } from '../lib/operations.ts';
 import { baseBody, withoutField } from '../lib/requests.ts';
 import { STATE_RULES } from '../lib/rules.ts';
 
-/** Answers the spec does not describe (other methods and paths), from transport-auth-errors.md's error table. */
+/** Answers the spec does not describe (other methods and paths), from RULES.md#error-table. */
 const plain = (status: number, text: string): Expected => ({ status, body: { kind: 'text', text }, label: `${status} "${text}" in plain text` });
 
 for (const op of operationModels()) {
@@ -20,7 +20,7 @@ for (const op of operationModels()) {
         await c.check({ op, raw: JSON.stringify(anyBody(c, op)), contentType: 'text/plain' }, one(a.unsupportedMediaType));
       });
 
-      it('application/*+json is read as JSON: a valid body without a token gets 401, not 415 (transport-auth-errors.md, Content-Type)', async (ctx) => {
+      it('application/*+json is read as JSON: a valid body without a token gets 401, not 415 (RULES.md#content-type)', async (ctx) => {
         const c = contract(ctx);
         await c.check({ op, body: anyBody(c, op), contentType: 'application/vnd.api+json' }, one(a.unauthorized));
       });
@@ -40,17 +40,17 @@ for (const op of operationModels()) {
         await c.check({ op, raw: '{"truncated": ', accept: 'application/json' }, one(a.invalidJsonJson));
       });
 
-      it('Without a Content-Type the body is ignored: a valid token gets "Missing required fields" for every field (transport-auth-errors.md, Content-Type)', async (ctx) => {
+      it('Without a Content-Type the body is ignored: a valid token gets "Missing required fields" for every field (RULES.md#content-type)', async (ctx) => {
         const c = contract(ctx);
         await c.check({ op, raw: JSON.stringify(anyBody(c, op)), contentType: null, auth: { persona: 'full_access' } }, one(a.missingFields(op.required)));
       });
 
-      it('A trailing slash and doubled slashes name the same operation: a valid body without a token gets 401 (transport-auth-errors.md, Method rules)', async (ctx) => {
+      it('A trailing slash and doubled slashes name the same operation: a valid body without a token gets 401 (RULES.md#method-rules)', async (ctx) => {
         const c = contract(ctx);
         await c.check({ op, body: anyBody(c, op), path: `${op.path.replace(/\/([^/]+)$/, '//$1')}/` }, one(a.unauthorized));
       });
 
-      it(`Inputs may come from the query string: ${op.targetField} given there is used (transport-auth-errors.md, Content-Type and the request body)`, async (ctx) => {
+      it(`Inputs may come from the query string: ${op.targetField} given there is used (RULES.md#content-type)`, async (ctx) => {
         const c = contract(ctx);
         const id = targetId(c, op);
         const body = baseBody(op, id);

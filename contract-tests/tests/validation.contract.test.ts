@@ -1,5 +1,5 @@
 // Input validation, for every operation, derived from its request schema: required fields, null, types, unknown
-// fields (transport-auth-errors.md, "Request decoding and validation" and the error table; REFERENCE.md decision 2).
+// fields (RULES.md#decoding and the error table; RULES.md#decision-2).
 import { describe, it } from 'vitest';
 import { anyBody, targetId, tokenIfAny } from '../lib/cases.ts';
 import { answers, one, success, type Expectation } from '../lib/expected.ts';
@@ -14,13 +14,13 @@ for (const op of operationModels()) {
   const story = PROFILES[op.operationId].target;
   describe(op.operationId, () => {
     describe('validation', () => {
-      it(`An empty body with a valid token is 400 "Missing required fields: ${op.required.join(', ')}", in declaration order (transport-auth-errors.md, error table #23)`, async (ctx) => {
+      it(`An empty body with a valid token is 400 "Missing required fields: ${op.required.join(', ')}", in declaration order (RULES.md#error-23)`, async (ctx) => {
         const c = contract(ctx);
         await c.check({ op, body: {}, auth: { persona: 'full_access' } }, one(a.missingFields(op.required)));
       });
 
       for (const field of op.required) {
-        it(`Leaving out "${field}" is 400 "Missing required fields: ${field}", after the token is accepted (transport-auth-errors.md, error table #23)`, async (ctx) => {
+        it(`Leaving out "${field}" is 400 "Missing required fields: ${field}", after the token is accepted (RULES.md#error-23)`, async (ctx) => {
           const c = contract(ctx);
           await c.check({ op, body: withoutField(anyBody(c, op), field), auth: { persona: 'full_access' } }, one(a.missingFields([field])));
         });
@@ -28,7 +28,7 @@ for (const op of operationModels()) {
 
       if (op.required.length > 2) {
         const missing = op.required.slice(-2);
-        it(`Only the missing fields are listed, in declaration order: "Missing required fields: ${missing.join(', ')}" (transport-auth-errors.md, error table #23)`, async (ctx) => {
+        it(`Only the missing fields are listed, in declaration order: "Missing required fields: ${missing.join(', ')}" (RULES.md#error-23)`, async (ctx) => {
           const c = contract(ctx);
           const body = missing.reduce<Record<string, unknown>>((b, f) => withoutField(b, f), anyBody(c, op));
           await c.check({ op, body, auth: { persona: 'full_access' } }, one(a.missingFields(missing)));
@@ -36,21 +36,21 @@ for (const op of operationModels()) {
       }
 
       for (const field of op.fields.filter((f) => !f.nullable)) {
-        it(`null in "${field.name}" is 400 "Field '${field.name}' cannot be null" (transport-auth-errors.md, error table #13)`, async (ctx) => {
+        it(`null in "${field.name}" is 400 "Field '${field.name}' cannot be null" (RULES.md#error-13)`, async (ctx) => {
           const c = contract(ctx);
           await c.check({ op, body: withField(anyBody(c, op), field.name, null), auth: tokenIfAny(c) }, one(a.nullField(field.name)));
         });
       }
 
       for (const field of op.fields.filter((f) => f.nullable && !f.required)) {
-        it(`null in the optional field "${field.name}" is accepted: 200 (transport-auth-errors.md, Field declarations)`, async (ctx) => {
+        it(`null in the optional field "${field.name}" is accepted: 200 (RULES.md#field-declarations)`, async (ctx) => {
           const c = contract(ctx);
           const body = withField(baseBody(op, targetId(c, op)), field.name, null);
           await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => STATE_RULES[op.operationId](ex, body, story, c.target.person));
         });
       }
 
-      it(`A body with only the required fields (${op.required.join(', ')}) is accepted: 200 (transport-auth-errors.md, Field declarations)`, async (ctx) => {
+      it(`A body with only the required fields (${op.required.join(', ')}) is accepted: 200 (RULES.md#field-declarations)`, async (ctx) => {
         const c = contract(ctx);
         const full = baseBody(op, targetId(c, op));
         const body = Object.fromEntries(op.required.map((f) => [f, full[f]]));
@@ -68,13 +68,13 @@ for (const op of operationModels()) {
 
       for (const name of ['name', 'contract_probe_field']) {
         const expectation: Expectation = unknownFieldAnswer(name, a);
-        it(`An unknown field "${name}" is 400 "Unknown input field: ${name}" or production's alternative 500 (REFERENCE.md decision 2; error table #11–12)`, async (ctx) => {
+        it(`An unknown field "${name}" is 400 "Unknown input field: ${name}" or production's alternative 500 (RULES.md#decision-2; RULES.md#error-11)`, async (ctx) => {
           const c = contract(ctx);
           await c.check({ op, body: withField(anyBody(c, op), name, 1), auth: tokenIfAny(c) }, expectation);
         });
       }
 
-      it('A JSON array instead of an object is the unknown field "_json": 400 or 500 (transport-auth-errors.md, error table #11–12)', async (ctx) => {
+      it('A JSON array instead of an object is the unknown field "_json": 400 or 500 (RULES.md#error-table)', async (ctx) => {
         const c = contract(ctx);
         await c.check({ op, raw: JSON.stringify([anyBody(c, op)]), auth: tokenIfAny(c) }, unknownFieldAnswer('_json', a));
       });

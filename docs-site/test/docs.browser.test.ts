@@ -120,6 +120,20 @@ describe.skipIf(missing)(missing ? `the reference page in chromium — skipped: 
     expect(await page.getByText('Read-only API tokens cannot execute mutations').first().isVisible()).toBe(true);
   });
 
+  it('lists every operation on the landing page, each a link that opens it (the sidebar starts collapsed)', async () => {
+    for (const operation of operations) {
+      const link = page.getByRole('main').getByRole('link', { name: operation.summary, exact: true }).first();
+      expect(await link.isVisible(), operation.summary).toBe(true);
+      expect(await link.getAttribute('href')).toBe(`#/${operation.tag.toLowerCase()}/${operation.operationId.toLowerCase()}`);
+    }
+    const last = operations.at(-1);
+    if (!last) throw new Error('no operation');
+    await page.getByRole('main').getByRole('link', { name: last.summary, exact: true }).first().click();
+    await heading(last.summary).waitFor({ state: 'visible' });
+    await page.goto(pathToFileURL(pageFile).href);
+    await page.getByRole('heading', { level: 1 }).first().waitFor({ state: 'visible' });
+  });
+
   for (const operation of operations) {
     describe(`${operation.summary} (${operation.operationId})`, () => {
       let section: Locator;
@@ -151,6 +165,9 @@ describe.skipIf(missing)(missing ? `the reference page in chromium — skipped: 
         const shown = (await code.textContent()) ?? '';
         expect(shown.replace(/\s+/g, '')).toContain(operation.typescript.replace(/\s+/g, ''));
         expect(await code.isVisible()).toBe(true);
+        // A long line wraps at the panel's edge: no code block scrolls sideways.
+        const wide = await section.locator('pre').evaluateAll((blocks) => blocks.filter((block) => block.scrollWidth > block.clientWidth + 1).length);
+        expect(wide).toBe(0);
         // Back to curl, so the screenshot shows the first language.
         await section.getByRole('button', { name: 'TypeScript', exact: true }).click();
         await page.getByRole('menuitem', { name: 'curl', exact: true }).click();

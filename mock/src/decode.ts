@@ -1,4 +1,4 @@
-// The input decoder of the real service (TurboConnect ParseInputs, transport-auth-errors.md "Request decoding and
+// The input decoder of the real service (TurboConnect ParseInputs, RULES.md#transport "Request decoding and
 // validation"), driven by the operation's request schema in generated/openapi.json: the field list, kinds,
 // required and nullable flags all come from the spec, never from a list written here.
 import { operationModels, type FieldModel } from '../../spec/lib/operations.ts';
@@ -98,7 +98,7 @@ function decodeField(field: FieldModel, raw: unknown): FieldResult {
 /**
  * Decodes the supplied parameters. Keys are visited in Erlang's order for small maps (sorted), and the first error
  * answers. Production answers an unknown key with 400 or 500 depending on whether the name is a known atom; the mock
- * always gives the 400 (REFERENCE.md decision 2). Whether required fields are missing is the next step's question
+ * always gives the 400 (RULES.md#decision-2). Whether required fields are missing is the next step's question
  * (request validation, backend.ts), as RequiredFieldValidator runs after authentication in production.
  */
 const FIELDS_BY_NAME = new WeakMap<InputSpec, Map<string, FieldModel>>();

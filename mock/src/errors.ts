@@ -1,6 +1,6 @@
 // Every error the mock sends, in one catalog. Where the spec documents the response, the body is the spec's own
 // example (read from generated/openapi.json); the others (paths and methods the spec does not document, and the
-// messages with a variable part) are production's texts from transport-auth-errors.md's error table, and a test
+// messages with a variable part) are production's texts from RULES.md#error-table, and a test
 // checks that each variable message reproduces the spec's example.
 import { isObject, loadDocument, resolvePointer } from '../../spec/lib/openapi.ts';
 

@@ -1,5 +1,5 @@
-// Ids as the real service writes and reads them (transport-auth-errors.md, "IDs and JSON primitives";
-// domain-and-shapes.md 1.2): base-62 short ids of UUIDs, name slugs, and the input decoder.
+// Ids as the real service writes and reads them (RULES.md#ids;
+// RULES.md#response-ids): base-62 short ids of UUIDs, name slugs, and the input decoder.
 import { randomBytes } from './digest.ts';
 import { memoized } from './memo.ts';
 

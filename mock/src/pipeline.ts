@@ -1,5 +1,5 @@
 // The order of checks, written once. Each step is the real service's, in its order
-// (transport-auth-errors.md, "Order of checks"; REFERENCE.md decision 2), and the first failing step answers:
+// (RULES.md#order-of-checks; RULES.md#decision-2), and the first failing step answers:
 //   1. Endpoint   body reading and parsing: 413 too large, invalid JSON 400 (rendered from the entry connection)
 //   2. Router     the /api/external/v1 forward: 404 outside it; `accepts json`: 406
 //   3. Parser     TurboConnect's Plug.Parsers: 415 for a Content-Type it cannot parse

@@ -1,4 +1,4 @@
-// The real service's state rules, as pure functions (domain-and-shapes.md §3; Project.state/1, Project.status/1,
+// The real service's state rules, as pure functions (RULES.md#state; Project.state/1, Project.status/1,
 // Projects.outdated?/1, Goal.status/1, Goals.outdated?/1, Time.calculate_next_weekly_check_in/2).
 import { isObject } from '../../spec/lib/openapi.ts';
 import type { Schemas } from './state.ts';

@@ -1,4 +1,4 @@
-// Who is calling: the bearer token as the real service reads it (RequireApiToken, transport-auth-errors.md
+// Who is calling: the bearer token as the real service reads it (RequireApiToken, RULES.md#transport
 // "Authentication and tokens"). Tokens are kept as SHA-256 hashes and compared in constant time; a raw token is never
 // stored here, logged or echoed.
 import { constantTimeEqual, fromHex, sha256 } from './digest.ts';

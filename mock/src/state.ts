@@ -98,7 +98,7 @@ export type State = {
   notifications: NotificationRow[];
 };
 
-/** The personas of REFERENCE.md decision 5 (and DESIGN.md "Mock control endpoints"), each with a token. */
+/** The personas of RULES.md#decision-5 (and DESIGN.md "Mock control endpoints"), each with a token. */
 export const PERSONAS = ['full_access', 'read_only', 'comment_only', 'no_access', 'suspended'] as const;
 export type Persona = (typeof PERSONAS)[number];
 /** The seeded records by story: what mock/openapi.yaml's Fixtures requires (controls.test.ts holds them to it). */

@@ -1,4 +1,4 @@
-// The two write operations with the real service's rules (domain-and-shapes.md §3–4): what changes on the record,
+// The two write operations with the real service's rules (RULES.md#state): what changes on the record,
 // who is subscribed and who would be notified. Everything is checked before anything changes, so a failure leaves the
 // state as it was; the rows are then handed to the store's commit (store.ts), which keeps them and journals the write.
 import type { operations } from '../../generated/types.ts';

@@ -1,5 +1,5 @@
 // The behaviour every adapter of the mock must show, as one table (issue 14): the error table of
-// transport-auth-errors.md byte for byte, the state rules and the controls. Each case is data (requests that any
+// RULES.md#transport byte for byte, the state rules and the controls. Each case is data (requests that any
 // transport can send: HTTP, fetch through MSW in Node, fetch in a Chromium page) and a check run in the test process.
 // mock/test/errors.test.ts runs the error table over HTTP; mock/test/adapters.test.ts and msw.browser.test.ts run the
 // whole table on each adapter.
@@ -27,7 +27,7 @@ export function seedFixtures(): Fixtures {
 
 export type ErrorCase = { name: string; request: () => Sent; status: number; body: string; contentType: string | undefined; requestId?: boolean };
 
-/** The error table (transport-auth-errors.md), for a mock whose body limit is 4096 bytes. */
+/** The error table (RULES.md#transport), for a mock whose body limit is 4096 bytes. */
 export function errorTable(fixtures: Fixtures): ErrorCase[] {
   function resumeBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
     return { project_id: fixtures.projects['paused'], message: doc('Back on track.'), ...overrides };
@@ -180,7 +180,7 @@ export function behaviourTable(fixtures: Fixtures): BehaviourCase[] {
 
   const state: BehaviourCase[] = [
     {
-      name: 'state: resuming a paused project makes it active, and it stays active on the next call (REFERENCE.md decision 3)',
+      name: 'state: resuming a paused project makes it active, and it stays active on the next call (RULES.md#decision-3)',
       requests: [resume('paused'), resume('paused'), STATE],
       check([first, second, after]) {
         expect([first?.status, second?.status]).toEqual([200, 200]);

@@ -1,4 +1,4 @@
-// Every row of the error table in transport-auth-errors.md that applies to these two operations, over real HTTP:
+// Every row of the error table in RULES.md#transport that applies to these two operations, over real HTTP:
 // exact status, exact body bytes, production's content type (none for plain text and input-decoding errors), and
 // the state left exactly as it was.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -114,7 +114,7 @@ describe('issues the fuzzer found, fixed and pinned', () => {
     expect(response.status).toBe(200);
   });
 
-  it('answers a POST with "_method": "PUT" with production\'s 405 (transport-auth-errors.md, Plug.MethodOverride)', async () => {
+  it('answers a POST with "_method": "PUT" with production\'s 405 (RULES.md#method-rules)', async () => {
     const response = await mock.send(json(RESUME, resumeBody({ _method: 'PUT' }), 'known-override'));
     expect({ status: response.status, body: response.text }).toEqual({ status: 405, body: 'Method Not Allowed' });
   });

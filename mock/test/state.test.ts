@@ -1,5 +1,5 @@
-// The state rules of the reference, observed over HTTP and in GET /__mock/state (REFERENCE.md decision 3;
-// domain-and-shapes.md §3–4).
+// The state rules of the reference, observed over HTTP and in GET /__mock/state (RULES.md#decision-3;
+// RULES.md#state).
 import { afterAll, beforeEach, beforeAll, describe, expect, it } from 'vitest';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { conforms } from '../../spec/lib/schemas.ts';
@@ -192,7 +192,7 @@ describe('permissions', () => {
   });
 });
 
-describe('a billing read-only company (transport-auth-errors.md, "The company_read_only flag")', () => {
+describe('a billing read-only company (RULES.md#company-read-only)', () => {
   it('answers 403 JSON even to a full-access person, and changes nothing', async () => {
     const { defaultSeed } = await import('../src/index.ts');
     const seed = defaultSeed();

@@ -7,7 +7,7 @@ import { nextWeeklyCheckIn, privacyOf, projectStatus, goalStatus } from '../src/
 import { bodyKind, decodeQuery, errorViewIsJson, negotiate } from '../src/transport.ts';
 import { tokenFromAuthorization } from '../src/security.ts';
 
-describe('ids (domain-and-shapes.md 1.2)', () => {
+describe('ids (RULES.md#response-ids)', () => {
   it.each([
     ['b6f5a3c2-4d1e-4f7a-9c3b-2e8d1f0a6b5c', 'FjO1YSsAoCpZz3SMRvlSvK'],
     ['0b9c2a4e-7f31-4c6d-8e25-91a0d3f4b7c8', 'V4RjFJZs8maeQNnqeHzFe'],

@@ -374,9 +374,9 @@ function check(operationId: string, response: ResponseLike, withUnknownFields: b
     if (header !== undefined) {
       out.push(violation(['response', 'header', 'content-type'], 'content-type.undocumented', `Content-Type ${header} is not documented for ${operationId} ${response.status}; documented: ${mediaTypes.join(', ')}`));
     } else if (media && (isJsonMedia(media) ? looksJson : media === 'text/plain') && response.status >= 400) {
-      if (withWarnings) out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header; the body is read as ${media}, which is documented for ${response.status} (production sends some error bodies without one: REFERENCE.md, decision 2)`, 'warning'));
+      if (withWarnings) out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header; the body is read as ${media}, which is documented for ${response.status} (production sends some error bodies without one: RULES.md#decision-2)`, 'warning'));
     } else if (media && response.status < 400) {
-      out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header on a ${response.status}: ${operationId} documents ${mediaTypes.join(', ')} for it, and only error answers may come without one (the spec's "Errors"; REFERENCE.md, decision 2)`));
+      out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header on a ${response.status}: ${operationId} documents ${mediaTypes.join(', ')} for it, and only error answers may come without one (the spec's "Errors"; RULES.md#decision-2)`));
     } else {
       out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header, and the body is not what ${operationId} ${response.status} documents (${mediaTypes.join(', ')})`));
     }

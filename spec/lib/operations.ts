@@ -10,7 +10,7 @@ export type OperationId = keyof operations;
 export type RequestBody<K extends OperationId> = operations[K]['requestBody']['content']['application/json'];
 
 /**
- * How the service decodes a field (transport-auth-errors.md, "The decoding steps"), read from the field's schema:
+ * How the service decodes a field (RULES.md#decoding), read from the field's schema:
  * `id` is a schema that is `components/schemas/InputId`, `id-list` an array of them, `rich-text` a string whose
  * `contentMediaType` is JSON, `enum` a schema with an `enum`, then `boolean` and `string` by type.
  */

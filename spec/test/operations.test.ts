@@ -7,7 +7,7 @@ const document = await loadFullDocument();
 const operations = listOperations(document);
 
 /**
- * What production sends on these paths (transport-auth-errors.md, "Error responses"); REFERENCE.md decision 2 lists
+ * What production sends on these paths (RULES.md#error-table); RULES.md#decision-2 lists
  * all but 405, which a POST gets when its body overrides the method with `_method` (Plug.MethodOverride).
  */
 const PRODUCTION_STATUSES = ['200', '400', '401', '403', '404', '405', '406', '413', '415', '500'];

@@ -77,7 +77,7 @@ describe('the tarball', () => {
     expect(files).toContain('package.json');
     expect(files).toContain('README.md');
     expect(files).toContain('CHANGELOG.md');
-    for (const file of files) expect(file, file).toMatch(/^(package\.json|README\.md|CHANGELOG\.md|dist\/.+)$/);
+    for (const file of files) expect(file, file).toMatch(/^(package\.json|README\.md|CHANGELOG\.md|RULES\.md|(mock|contract-tests|docs-site|spec|generated)\/README\.md|dist\/.+)$/);
     expect(files.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts')), 'no TypeScript sources: Node never strips types under node_modules').toEqual([]);
     // The contract suite's own files (contract-tests/tests/) ship: `service-external-api contract` runs them.
     expect(files.filter((f) => /\/(test|bench|fuzz|results)\//.test(f) || /(^|\/)\.ci\//.test(f))).toEqual([]);
@@ -287,6 +287,55 @@ export const wrong = () => api.closeGoal({ goal_id: 'g', success: 'yes', retrosp
     expect(html).toMatch(/^<!DOCTYPE html>/i);
     for (const id of operationIds) expect(html).toContain(id);
     expect(html).not.toMatch(/<script[^>]+src="https?:/);
+  }, 60_000);
+});
+
+describe('the documentation an npm user can reach from the installed package', () => {
+  const installed = (): string => join(consumer, 'node_modules', 'service-external-api');
+  const shippedMarkdown = (): string[] => files.filter((file) => file.endsWith('.md'));
+  /** Every file of the installed package with its text, for the ones a reader meets: code, types, docs. */
+  const shippedText = (): Array<[string, string]> => files.filter((file) => /\.(js|d\.ts|md|cjs)$/.test(file)).map((file) => [file, readFileSync(join(installed(), file), 'utf8')]);
+
+  it('every RULES.md#anchor cited in code, types and docs is an anchor of the shipped RULES.md, and nothing cites a document the package lacks', () => {
+    const rules = readFileSync(join(installed(), 'RULES.md'), 'utf8');
+    const anchors = new Set([...rules.matchAll(/<a id="([a-z0-9-]+)"><\/a>/g)].map((m) => m[1]));
+    const cited = new Map<string, string>();
+    const unreachable: string[] = [];
+    for (const [file, text] of shippedText()) {
+      for (const m of text.matchAll(/RULES\.md((?:#[a-z0-9-]+)(?:(?:,| and) #[a-z0-9-]+)*)/g)) for (const a of (m[1] ?? '').matchAll(/#([a-z0-9-]+)/g)) cited.set(a[1] ?? '', file);
+      for (const m of text.matchAll(/\b(REFERENCE|transport-auth-errors|domain-and-shapes)\.md/g)) unreachable.push(`${file}: ${m[0]}`);
+    }
+    expect(cited.size).toBeGreaterThan(20);
+    expect([...cited].filter(([anchor]) => !anchors.has(anchor)).map(([anchor, file]) => `${file} cites #${anchor}`)).toEqual([]);
+    expect(unreachable).toEqual([]);
+  });
+
+  it('every relative link of the shipped Markdown leads to a file in the package', () => {
+    const broken: string[] = [];
+    for (const file of shippedMarkdown()) {
+      // Links outside code spans and blocks.
+      const text = readFileSync(join(installed(), file), 'utf8').replace(/```[^]*?```/g, '').replace(/`[^`]*`/g, '');
+      for (const m of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+        const target = m[1] ?? '';
+        if (/^[a-z]+:/.test(target)) continue;
+        if (!existsSync(join(installed(), dirname(file), target))) broken.push(`${file} → ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it("the shipped docs hold every CONTRACT_ variable and every option each command's --help names", async () => {
+    const docs = shippedMarkdown().map((file) => readFileSync(join(installed(), file), 'utf8')).join('\n');
+    const { knownVariables } = (await import(join(installed(), 'dist', 'contract-tests', 'lib', 'env.js'))) as { knownVariables: () => string[] };
+    const runbook = readFileSync(join(installed(), 'contract-tests', 'README.md'), 'utf8');
+    expect(knownVariables().filter((name) => !runbook.includes(name))).toEqual([]);
+    const missing: string[] = [];
+    for (const command of ['mock', 'contract', 'proxy', 'docs', 'diff']) {
+      const help = await run('npx', ['--no-install', 'service-external-api', command, '--help'], { cwd: consumer });
+      expect(help.status, explain(help)).toBe(0);
+      for (const option of new Set([...help.stdout.matchAll(/^\s+(--[a-z][a-z-]*)/gm)].map((m) => m[1] ?? ''))) if (!docs.includes(option)) missing.push(`${command} ${option}`);
+    }
+    expect(missing).toEqual([]);
   }, 60_000);
 });
 

@@ -1,5 +1,5 @@
 // Every field of the seed's tables is in the bundled spec with the seed's name, broad type, required and nullable
-// flags (REFERENCE.md decision 1 says the seed wins on shape). The tables are data in this repository
+// flags (RULES.md#decision-1 says the seed wins on shape). The tables are data in this repository
 // (seed-tables.json, copied verbatim from the seed document), so the test needs nothing outside the tree.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

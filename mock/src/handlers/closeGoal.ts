@@ -1,4 +1,4 @@
-// POST /api/external/v1/goals/close (REFERENCE.md decision 3; domain-and-shapes.md 3.4).
+// POST /api/external/v1/goals/close (RULES.md#decision-3; RULES.md#state-close).
 import * as errors from '../errors.ts';
 import type { Handler, SuccessBody } from './types.ts';
 import { outcomeReply, idList, optionalBoolean, requiredString } from './inputs.ts';

@@ -15,7 +15,7 @@ import type { FuzzOperation, InputField } from './operations.ts';
 export const KNOWN_ISSUES = {
   'deep-nesting':
     'JSON nested thousands of levels deep in a rich-text or enum input (once a stack overflow; the walks are iterative now and documents deeper than 1000 levels are refused before anything is stored)',
-  'method-override': 'a POST with "_method": "PUT" is production\'s 405 (transport-auth-errors.md); the spec documents it',
+  'method-override': 'a POST with "_method": "PUT" is production\'s 405 (RULES.md#transport); the spec documents it',
   'message-pattern':
     'an empty field name, or a line break in a field name or enum value, echoed in a 400 message (once refused by the spec\'s message pattern; it now allows them)',
 } as const;
