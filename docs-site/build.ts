@@ -10,7 +10,9 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadDocument, type JsonObject } from '../spec/lib/openapi.ts';
 import { DOCUMENT_URL } from '../spec/lib/files.ts';
+import { changesSection } from './changes.ts';
 import { generateSamples, withCodeSamples } from './samples.ts';
+import { tryItScript } from './tryit.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -38,6 +40,10 @@ const WRAP_CODE = '<style>pre { white-space: pre-wrap !important; overflow-wrap:
 export function buildDocs(output: string = DOCS_PAGE): string {
   // The document with its prose (loadDocument() is the run-time one, without descriptions).
   const document = withCodeSamples(JSON.parse(readFileSync(DOCUMENT_URL, 'utf8')) as JsonObject);
+  // The introduction ends with the released versions and their changes (CHANGELOG.md).
+  const info = document['info'];
+  if (typeof info !== 'object' || info === null || Array.isArray(info)) throw new Error('the document has no info');
+  Object.assign(info, { description: `${String((info as JsonObject)['description'] ?? '').trimEnd()}\n\n\n${changesSection()}\n` });
   const work = mkdtempSync(join(tmpdir(), 'docs-site-'));
   let result: ReturnType<typeof spawnSync>;
   try {
@@ -56,7 +62,8 @@ export function buildDocs(output: string = DOCS_PAGE): string {
     throw new Error(`${`${String(result.stdout)}${String(result.stderr)}`.trim()}\nredocly build-docs failed (${result.error?.message ?? `exit ${String(result.status)}`})`);
   }
 
-  const html = readFileSync(output, 'utf8').replace(REMOTE_IMAGES, BADGE).replace('</head>', `${WRAP_CODE}</head>`);
+  // The try-it panels load after the reference: the script is the page's last element and waits for `load`.
+  const html = readFileSync(output, 'utf8').replace(REMOTE_IMAGES, BADGE).replace('</head>', `${WRAP_CODE}</head>`).replace(/<\/body>(?![^]*<\/body>)/, `<script>${tryItScript()}</script></body>`);
   writeFileSync(output, html);
 
   const operations = generateSamples(loadDocument()).map((s) => `${s.operationId} (${s.examples.length} examples)`);

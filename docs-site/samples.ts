@@ -21,6 +21,10 @@ export type OperationSamples = {
   examples: NamedExample[];
   curl: string;
   typescript: string;
+  /** Plain `fetch` (JavaScript, any runtime with fetch). */
+  fetch: string;
+  /** Python's standard library (`urllib.request`). */
+  python: string;
 };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -61,17 +65,21 @@ export function generateSamples(document: JsonObject): OperationSamples[] {
         examples,
         curl: curlSample(method, url, examples),
         typescript: typescriptSample(baseUrl, operationId, examples, field),
+        fetch: fetchSample(method, url, examples),
+        python: pythonSample(method, url, examples),
       });
     }
   }
   return result;
 }
 
-/** `x-codeSamples` for one operation: curl first, then TypeScript with the typed client. */
+/** `x-codeSamples` for one operation: curl, TypeScript with the typed client, plain fetch, Python. */
 export function toCodeSamples(samples: OperationSamples): CodeSample[] {
   return [
     { lang: 'bash', label: 'curl', source: samples.curl },
     { lang: 'typescript', label: 'TypeScript', source: samples.typescript },
+    { lang: 'javascript', label: 'JavaScript', source: samples.fetch },
+    { lang: 'python', label: 'Python', source: samples.python },
   ];
 }
 
@@ -147,6 +155,52 @@ function curlSample(method: string, url: string, examples: NamedExample[]): stri
       ].join('\n'),
     )
     .join('\n\n');
+}
+
+// --------------------------------------------------------------------------------------------- fetch and Python
+
+function fetchSample(method: string, url: string, examples: NamedExample[]): string {
+  const lines = [`// Node 18+, Deno, Bun or a browser; the token from the environment (${TOKEN_VARIABLE}).`, `const token = process.env.${TOKEN_VARIABLE} ?? '';`];
+  examples.forEach((example, i) => {
+    lines.push(
+      '',
+      `// ${example.summary ?? example.key}`,
+      `const response${i + 1} = await fetch(${tsString(url)}, {`,
+      `  method: ${tsString(method.toUpperCase())},`,
+      "  headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },",
+      `  body: JSON.stringify(${tsLiteral(example.value, '  ', true)}),`,
+      '});',
+      // Some error answers are plain text (401, the read-only 403): read the text, parse it when it is JSON.
+      `console.log(response${i + 1}.status, await response${i + 1}.text());`,
+    );
+  });
+  return lines.join('\n');
+}
+
+/** A Python string literal (JSON's escapes are Python's). */
+const pyString = (text: string): string => JSON.stringify(text);
+
+function pythonSample(method: string, url: string, examples: NamedExample[]): string {
+  const lines = ['import json', 'import os', 'import urllib.error', 'import urllib.request', '', `token = os.environ.get(${pyString(TOKEN_VARIABLE)}, "")`];
+  for (const example of examples) {
+    lines.push(
+      '',
+      `# ${example.summary ?? example.key}`,
+      `body = json.loads(${pyString(JSON.stringify(example.value))})`,
+      'request = urllib.request.Request(',
+      `    ${pyString(url)},`,
+      `    method=${pyString(method.toUpperCase())},`,
+      '    data=json.dumps(body).encode(),',
+      '    headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},',
+      ')',
+      'try:',
+      '    with urllib.request.urlopen(request) as response:',
+      '        print(response.status, response.read().decode())',
+      'except urllib.error.HTTPError as error:  # 4xx and 5xx: the body says why',
+      '    print(error.code, error.read().decode())',
+    );
+  }
+  return lines.join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------------- TypeScript

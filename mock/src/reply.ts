@@ -103,9 +103,11 @@ export { isSelfCheckMode, SAMPLE_EVERY, SAMPLE_FIRST, SELF_CHECK_MODES, type Sel
  * The self-check of a mode: `always` checks every reply; `sample` the first SAMPLE_FIRST of each operation, status and
  * reply code (a fault every reply of a kind has is caught on its first), then one in SAMPLE_EVERY; `off` none.
  */
-export function selfCheck(mode: SelfCheckMode, check: ReplyChecker = createReplyChecker()): ReplyChecker {
+export function selfCheck(mode: SelfCheckMode, given?: ReplyChecker): ReplyChecker {
   if (!isSelfCheckMode(mode)) throw new TypeError(`selfCheck must be ${SELF_CHECK_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
+  // Off loads nothing: no validators, no compiler (a page that runs the mock without a self-check pays for neither).
   if (mode === 'off') return () => [];
+  const check = given ?? createReplyChecker();
   if (mode === 'always') return check;
   // Bounded: operations × documented statuses × the reply codes of errors.ts.
   const seen = new Map<string, number>();
