@@ -100,13 +100,13 @@ describe('generated samples', () => {
     }
   });
 
-  it('are added to a copy of the document as x-codeSamples (curl, then TypeScript) without touching the original', () => {
+  it('are added to a copy of the document as x-codeSamples (curl, TypeScript, fetch, Python) without touching the original', () => {
     const before = JSON.stringify(document);
     const copy = withCodeSamples(document);
     expect(JSON.stringify(document)).toBe(before);
     for (const s of samples) {
       expect(resolvePointer(copy, pointerTo('paths', s.path, s.method, 'x-codeSamples'))).toEqual(toCodeSamples(s));
-      expect(toCodeSamples(s).map((c) => c.label)).toEqual(['curl', 'TypeScript']);
+      expect(toCodeSamples(s).map((c) => c.label)).toEqual(['curl', 'TypeScript', 'JavaScript', 'Python']);
     }
   });
 
@@ -244,6 +244,94 @@ describe('the samples run against a local server', () => {
       for (const r of received) {
         expect(r).toMatchObject({ method: 'POST', url: s.path, authorization: `Bearer ${TOKEN}`, contentType: 'application/json' });
       }
+    }
+  });
+});
+
+describe('every sample, as a consumer pastes it, runs against the mock: 200 for each named example', () => {
+  let mock: Server;
+  let baseUrl = '';
+  let token = '';
+  let work = '';
+  const python = spawnSync('python3', ['--version']).status === 0;
+  const curl = spawnSync('curl', ['--version']).status === 0;
+  if (process.env['CI'] && (!python || !curl)) throw new Error('python3 and curl are missing: .ci/run installs them, and in CI the samples never skip');
+
+  beforeAll(async () => {
+    const { createMockApp } = await import('../../mock/src/app.ts');
+    const app = createMockApp();
+    mock = app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => mock.once('listening', () => resolve()));
+    const address = mock.address();
+    if (address === null || typeof address === 'string') throw new Error('the mock has no TCP address');
+    baseUrl = `http://127.0.0.1:${address.port}`;
+    token = app.mock.seed.fixtures.tokens.full_access;
+    work = mkdtempSync(join(root, 'docs-site', 'test', '.tmp-'));
+  });
+
+  afterAll(async () => {
+    if (work) rmSync(work, { recursive: true, force: true });
+    await new Promise((resolve) => mock.close(resolve));
+  });
+
+  /** The samples with the mock's URL as the server default, as the page shows them for a base URL. */
+  const against = (): OperationSamples[] =>
+    generateSamples(edited((copy) => {
+      const variable = resolvePointer(copy, '#/servers/0/variables/base_url');
+      if (isObject(variable)) variable['default'] = baseUrl;
+    }));
+  const reset = async (): Promise<void> => {
+    expect((await fetch(`${baseUrl}/__mock/reset`, { method: 'POST' })).status).toBe(200);
+  };
+  /** Each example's answer as the sample prints it: `<status> <body>` lines (fetch and Python print both). */
+  const answers = (stdout: string): Array<{ status: number; record: string }> =>
+    stdout.trim().split('\n').map((line) => {
+      const [status, ...rest] = line.split(' ');
+      const body: unknown = JSON.parse(rest.join(' '));
+      return { status: Number(status), record: isObject(body) ? (Object.keys(body)[0] ?? '') : '' };
+    });
+
+  it('fetch (Node, as a .mjs module)', async () => {
+    for (const s of against()) {
+      await reset();
+      const file = join(work, `fetch-${s.operationId}.mjs`);
+      writeFileSync(file, s.fetch);
+      const result = await run(process.execPath, [file], { ...process.env, API_TOKEN: token });
+      expect(result.status, result.stderr).toBe(0);
+      expect(answers(result.stdout).map((a) => a.status)).toEqual(s.examples.map(() => 200));
+    }
+  });
+
+  it.skipIf(!python)('Python (urllib.request, the standard library)', async () => {
+    for (const s of against()) {
+      await reset();
+      const file = join(work, `sample_${s.operationId}.py`);
+      writeFileSync(file, s.python);
+      const result = await run('python3', [file], { ...process.env, API_TOKEN: token });
+      expect(result.status, result.stderr).toBe(0);
+      expect(answers(result.stdout).map((a) => a.status)).toEqual(s.examples.map(() => 200));
+    }
+  });
+
+  it.skipIf(!curl)('curl', async () => {
+    for (const s of against()) {
+      await reset();
+      const withStatus = s.curl.replaceAll('curl -X', "curl -sS -w ' %{http_code}\\n' -X");
+      const result = await run('bash', ['-e', '-c', withStatus], { ...process.env, API_TOKEN: token });
+      expect(result.status, result.stderr).toBe(0);
+      expect([...result.stdout.matchAll(/ (\d{3})$/gm)].map((m) => Number(m[1]))).toEqual(s.examples.map(() => 200));
+    }
+  });
+
+  it("the typed client (TypeScript, as the package's ./client entry resolves in this repository)", async () => {
+    for (const s of against()) {
+      await reset();
+      const file = join(work, `client-${s.operationId}.ts`);
+      writeFileSync(file, s.typescript);
+      const result = await run(process.execPath, [file], { ...process.env, API_TOKEN: token });
+      expect(result.stderr).toBe('');
+      expect(result.status).toBe(0);
+      expect(result.stdout.trim().split('\n')).toHaveLength(s.examples.length);
     }
   });
 });

@@ -1,0 +1,189 @@
+// The try-it panels of the reference page, in Chromium, from the page `service-external-api docs --out` writes,
+// opened from disk with every request that leaves the file refused: each operation with each persona answers as
+// production does (the behaviour the mock's own tests hold it to), state carries over until Reset, the keyboard
+// reaches and uses every control, nothing is logged as an error. Screenshots of one try-it per operation are written
+// to docs-site/dist/ (not committed); the time until the operation list shows is written beside them.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operationModels } from '../../spec/lib/operations.ts';
+import { PERSONAS } from '../../mock/src/state.ts';
+import * as errors from '../../mock/src/errors.ts';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './chromium.ts';
+
+const missing = chromiumMissing();
+const TIMEOUT = 90_000;
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'tryit-'));
+const pageFile = join(work, 'reference', 'api.html');
+const shots = join(root, 'docs-site', 'dist');
+
+/** Production's plain-text bodies, from the mock's one error catalog. */
+const UNAUTHORIZED = String(errors.UNAUTHORIZED.body);
+const READ_ONLY = String(errors.READ_ONLY_TOKEN.body);
+const NOT_FOUND = JSON.stringify(errors.NOT_FOUND.body);
+
+let context: BrowserContext;
+let page: Page;
+const consoleErrors: string[] = [];
+const outsideRequests: string[] = [];
+let listVisibleMs = Number.NaN;
+
+beforeAll(async () => {
+  if (missing) return;
+  // The page as a consumer writes it: the CLI's docs command (it copies the page npm run build/docs made, or builds it).
+  const written = spawnSync(process.execPath, [join(root, 'cli', 'bin.cjs'), 'docs', '--out', pageFile], { cwd: root, encoding: 'utf8' });
+  if (written.status !== 0) throw new Error(`service-external-api docs --out failed:\n${written.stdout}${written.stderr}`);
+  context = await chromium.launchPersistentContext(join(work, 'profile'), { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 900 } });
+  await context.route(
+    (url) => !['file:', 'data:', 'blob:'].includes(url.protocol),
+    async (route) => {
+      outsideRequests.push(route.request().url());
+      await route.abort();
+    },
+  );
+  page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(15_000);
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
+  page.on('pageerror', (error) => consoleErrors.push(`uncaught: ${error.message}`));
+  const started = Date.now();
+  await page.goto(pathToFileURL(pageFile).href);
+  // The operation list: the sidebar's entries for the operations' tags.
+  await page.locator('[data-component-name="Menu/Menu"]').getByRole('link', { name: 'Projects', exact: true }).waitFor({ state: 'visible' });
+  listVisibleMs = Date.now() - started;
+  mkdirSync(shots, { recursive: true });
+  writeFileSync(join(shots, 'tryit-load.json'), `${JSON.stringify({ operation_list_visible_ms: listVisibleMs }, null, 2)}\n`);
+}, TIMEOUT);
+
+afterAll(async () => {
+  await context?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** Sends what the panel holds, as `persona`, with `body` when given; the status and the body as sent. */
+async function send(panel: Locator, persona: string, body?: (value: Record<string, unknown>) => Record<string, unknown>): Promise<{ status: number; text: string }> {
+  await panel.locator('select[data-try-persona]').selectOption(persona);
+  if (body) {
+    const textarea = panel.locator('textarea[data-try-body]');
+    const parsed: unknown = JSON.parse(await textarea.inputValue());
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('the body is not a JSON object');
+    await textarea.fill(JSON.stringify(body(parsed as Record<string, unknown>)));
+  }
+  // A fresh answer each time: the previous one is gone before the next arrives.
+  await panel.evaluate((node) => node.querySelector('[data-try-status]')?.remove());
+  await panel.locator('button[data-try-send]').click();
+  const status = panel.locator('[data-try-status]');
+  await status.waitFor();
+  return { status: Number(await status.textContent()), text: (await panel.locator('[data-try-response]').textContent()) ?? '' };
+}
+
+async function reset(panel: Locator): Promise<void> {
+  await panel.locator('button[data-try-reset]').click();
+  await panel.locator('[data-try-note]').waitFor();
+}
+
+async function eventCount(panel: Locator): Promise<number> {
+  await panel.locator('button[data-try-events]').click();
+  const shown = panel.locator('[data-try-events-out]');
+  await shown.waitFor();
+  const parsed: unknown = JSON.parse((await shown.textContent()) ?? '');
+  const list = typeof parsed === 'object' && parsed !== null && 'events' in parsed ? parsed.events : undefined;
+  return Array.isArray(list) ? list.length : -1;
+}
+
+describe.skipIf(missing)(missing ? `try it in the reference page — skipped: ${missing}` : 'try it in the reference page (from docs --out, opened from disk)', { timeout: TIMEOUT }, () => {
+  for (const model of operationModels()) {
+    describe(model.operationId, () => {
+      const panel = (): Locator => page.locator(`[data-try-operation="${model.operationId}"]`);
+      const idField = model.fields.find((field) => field.kind === 'id' && field.required)?.name ?? '';
+
+      it('offers every persona and no token, and a body from the spec’s first named example', async () => {
+        expect(await panel().locator('select[data-try-persona] option').evaluateAll((options) => options.map((o) => o.getAttribute('value') ?? ''))).toEqual([...PERSONAS, 'none']);
+        expect(JSON.parse(await panel().locator('textarea[data-try-body]').inputValue())).toEqual(model.examples[0]?.value);
+      });
+
+      it('full access: 200, and the state moves (an event is journalled per write, kept across calls)', async () => {
+        await reset(panel());
+        expect(await eventCount(panel())).toBe(0);
+        const first = await send(panel(), 'full_access');
+        expect(first.status, first.text).toBe(200);
+        const record: unknown = JSON.parse(first.text);
+        expect(typeof record === 'object' && record !== null && Object.keys(record)).toEqual([model.operationId === 'resumeProject' ? 'project' : 'goal']);
+        if (model.operationId === 'resumeProject') expect(first.text).toContain('"state":"active"');
+        else expect(first.text).toContain('"is_closed":true');
+        const second = await send(panel(), 'full_access');
+        expect(second.status).toBe(200);
+        expect(await eventCount(panel())).toBe(2);
+        await panel().screenshot({ path: join(shots, `tryit-${model.operationId}.png`) });
+      });
+
+      it('read only: 403 with production’s plain text; no token: 401; a malformed id: 404 before the token', async () => {
+        await reset(panel());
+        expect(await send(panel(), 'read_only')).toEqual({ status: 403, text: READ_ONLY });
+        expect(await send(panel(), 'none')).toEqual({ status: 401, text: UNAUTHORIZED });
+        expect(await send(panel(), 'none', (body) => ({ ...body, [idField]: 'not an id!' }))).toEqual({ status: 404, text: NOT_FOUND });
+        expect(await eventCount(panel())).toBe(0);
+      });
+
+      it('Reset returns every record to the seed', async () => {
+        await reset(panel());
+        await send(panel(), 'full_access');
+        expect(await eventCount(panel())).toBe(1);
+        await reset(panel());
+        expect(await eventCount(panel())).toBe(0);
+      });
+    });
+  }
+
+  it('every control has a label, and the keyboard alone reaches and uses them in order', async () => {
+    const first = page.locator('[data-try-operation]').first();
+    const controls = first.locator('select, textarea, input, button');
+    const ids = await controls.evaluateAll((nodes) => nodes.map((node) => node.id || node.textContent || ''));
+    for (const id of ids.filter((value) => value.startsWith('try-'))) expect(await page.locator(`label[for="${id}"]`).count(), id).toBe(1);
+    // Tab from the persona select to Send, in document order; Enter on Send answers.
+    await first.locator('select[data-try-persona]').focus();
+    await page.keyboard.press('Home');
+    const order: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      order.push(await page.evaluate(() => {
+        const active = (globalThis as unknown as { document: { activeElement: { id: string; textContent: string | null } | null } }).document.activeElement;
+        return active?.id || active?.textContent || '';
+      }));
+      if (order.at(-1) === 'Send') break;
+      await page.keyboard.press('Tab');
+    }
+    expect(order[0]).toMatch(/-persona$/);
+    expect(order).toEqual(expect.arrayContaining([expect.stringMatching(/-body$/), 'Send']));
+    await first.evaluate((node) => node.querySelector('[data-try-status]')?.remove());
+    await page.keyboard.press('Enter');
+    await first.locator('[data-try-status]').waitFor();
+    expect(Number(await first.locator('[data-try-status]').textContent())).toBeGreaterThanOrEqual(200);
+  });
+
+  it('sends to a server with fetch when asked, and says in one line when the browser cannot', async () => {
+    const first = page.locator('[data-try-operation]').first();
+    await first.locator('input[data-try-remote]').check();
+    // A closed loopback port: nothing answers, and the page is refused anything but its own file.
+    await first.locator('input[data-try-base-url]').fill('http://127.0.0.1:9');
+    await first.locator('button[data-try-send]').click();
+    await expect.poll(() => first.locator('[data-try-note]').textContent()).toMatch(/^The browser did not send it, or got no answer: http:\/\/127\.0\.0\.1:9\/api\/external\/v1\/.* \(CORS\), or cannot be reached/);
+    await first.locator('input[data-try-remote]').uncheck();
+  });
+
+  it('lists the released versions and their changes in a Changes section', async () => {
+    await expect.poll(() => page.getByRole('heading', { name: /Changes$/ }).first().isVisible()).toBe(true);
+    expect(await page.getByText(/^0\.1\.0 \(\d{4}-\d{2}-\d{2}\)$/).count()).toBeGreaterThan(0);
+  });
+
+  it('logs no console error and makes no request outside the file (the remote send above was refused by the route)', () => {
+    expect(consoleErrors.filter((text) => !/127\.0\.0\.1:9|ERR_FAILED|Failed to fetch|net::/.test(text))).toEqual([]);
+    expect(outsideRequests.filter((url) => !url.startsWith('http://127.0.0.1:9/'))).toEqual([]);
+    expect(listVisibleMs).toBeGreaterThan(0);
+  });
+});
