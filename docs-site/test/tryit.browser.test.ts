@@ -4,7 +4,8 @@
 // reaches and uses every control, nothing is logged as an error. Screenshots of one try-it per operation are written
 // to docs-site/dist/ (not committed); the time until the operation list shows is written beside them.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -174,6 +175,13 @@ describe.skipIf(missing)(missing ? `try it in the reference page — skipped: ${
     await first.locator('button[data-try-send]').click();
     await expect.poll(() => first.locator('[data-try-note]').textContent()).toMatch(/^The browser did not send it, or got no answer: http:\/\/127\.0\.0\.1:9\/api\/external\/v1\/.* \(CORS\), or cannot be reached/);
     await first.locator('input[data-try-remote]').uncheck();
+  });
+
+  it('keeps the page one file of at most 900 KB gzip, the try-it script last (it starts after the reference renders)', () => {
+    const html = readFileSync(pageFile, 'utf8');
+    expect(gzipSync(html, { level: 9 }).length).toBeLessThanOrEqual(900 * 1024);
+    expect(html.trimEnd()).toMatch(/<script>[^]*<\/script><\/body>\s*<\/html>$/);
+    expect(html.match(/<script[^>]*\bsrc=/g)).toBeNull();
   });
 
   it('lists the released versions and their changes in a Changes section', async () => {
