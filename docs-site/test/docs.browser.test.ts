@@ -6,12 +6,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dereference, isObject, pointerTo, resolvePointer } from '../../spec/lib/openapi.ts';
 import { loadFullDocument } from '../../spec/lib/files.ts';
 import { generateSamples } from '../samples.ts';
-import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './chromium.ts';
+import { chromiumMissing, openOffline } from './chromium.ts';
 
 const missing = chromiumMissing();
 const TIMEOUT = 60_000;
@@ -51,29 +51,19 @@ const operations = generateSamples(document).map((s) => {
 let context: BrowserContext;
 let page: Page;
 let userDataDir = '';
-const consoleErrors: string[] = [];
-const outsideRequests: string[] = [];
+let consoleErrors: string[] = [];
+let outsideRequests: string[] = [];
 
 beforeAll(async () => {
   if (missing) return;
   const build = spawnSync(process.execPath, [join(root, 'docs-site', 'build.ts')], { cwd: root, encoding: 'utf8', timeout: TIMEOUT });
   if (build.status !== 0) throw new Error(`node docs-site/build.ts failed:\n${build.stdout}${build.stderr}`);
   userDataDir = mkdtempSync(join(tmpdir(), 'docs-chromium-'));
-  context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 900 } });
   // Anything that is not the file itself (or what it makes in memory) is recorded and refused.
-  await context.route(
-    (url) => !['file:', 'data:', 'blob:'].includes(url.protocol),
-    async (route) => {
-      outsideRequests.push(route.request().url());
-      await route.abort();
-    },
-  );
-  page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(10_000);
-  page.on('console', (message) => {
-    if (message.type() === 'error') consoleErrors.push(message.text());
-  });
-  page.on('pageerror', (error) => consoleErrors.push(`uncaught: ${error.message}`));
+  const offline = await openOffline(userDataDir, 10_000);
+  ({ context, page } = offline);
+  consoleErrors = offline.consoleErrors;
+  outsideRequests = offline.outsideRequests;
   await page.goto(pathToFileURL(pageFile).href);
 }, TIMEOUT);
 

@@ -9,12 +9,12 @@ import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationModels } from '../../spec/lib/operations.ts';
 import { PERSONAS } from '../../mock/src/state.ts';
 import * as errors from '../../mock/src/errors.ts';
-import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './chromium.ts';
+import { chromiumMissing, openOffline } from './chromium.ts';
 
 const missing = chromiumMissing();
 const TIMEOUT = 90_000;
@@ -30,8 +30,8 @@ const NOT_FOUND = JSON.stringify(errors.NOT_FOUND.body);
 
 let context: BrowserContext;
 let page: Page;
-const consoleErrors: string[] = [];
-const outsideRequests: string[] = [];
+let consoleErrors: string[] = [];
+let outsideRequests: string[] = [];
 let listVisibleMs = Number.NaN;
 
 beforeAll(async () => {
@@ -39,20 +39,10 @@ beforeAll(async () => {
   // The page as a consumer writes it: the CLI's docs command (it copies the page npm run build/docs made, or builds it).
   const written = spawnSync(process.execPath, [join(root, 'cli', 'bin.cjs'), 'docs', '--out', pageFile], { cwd: root, encoding: 'utf8' });
   if (written.status !== 0) throw new Error(`service-external-api docs --out failed:\n${written.stdout}${written.stderr}`);
-  context = await chromium.launchPersistentContext(join(work, 'profile'), { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 900 } });
-  await context.route(
-    (url) => !['file:', 'data:', 'blob:'].includes(url.protocol),
-    async (route) => {
-      outsideRequests.push(route.request().url());
-      await route.abort();
-    },
-  );
-  page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(15_000);
-  page.on('console', (message) => {
-    if (message.type() === 'error') consoleErrors.push(message.text());
-  });
-  page.on('pageerror', (error) => consoleErrors.push(`uncaught: ${error.message}`));
+  const offline = await openOffline(join(work, 'profile'), 15_000);
+  ({ context, page } = offline);
+  consoleErrors = offline.consoleErrors;
+  outsideRequests = offline.outsideRequests;
   const started = Date.now();
   await page.goto(pathToFileURL(pageFile).href);
   // The operation list: the sidebar's entries for the operations' tags.

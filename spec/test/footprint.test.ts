@@ -3,38 +3,18 @@
 // 20 MB, and none of vitest, vite, express or ioredis anywhere; a command whose optional peers are not installed exits
 // 2 with the line that installs them; `service-external-api/msw` bundled for a browser stays within its byte limits.
 // Needs dist/ (`npm run build`, which `npm test` runs before vitest).
-import { spawn, type SpawnOptions } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { explain, ROOT, run } from './run.ts';
 import { BUNDLE_LIMITS, measureBrowserBundle, type BundleReport } from '../../mock/bench/bundle.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'node_modules', '.bin');
 const LIMITS = { packages: 50, bytes: 20 * 1024 * 1024 } as const;
 const NEVER = ['vitest', 'vite', 'express', 'ioredis'];
 
-type Result = { status: number | null; stdout: string; stderr: string };
 
-function run(command: string, args: string[], options: SpawnOptions & { timeout?: number } = {}): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...options, env: { ...process.env, PATH: `${BIN}${delimiter}${process.env['PATH'] ?? ''}`, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeout ?? 120_000);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
 
-const explain = (r: Result): string => `exit ${String(r.status)}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 
 type Footprint = { packages: Map<string, number>; bytes: number };
 

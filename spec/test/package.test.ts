@@ -3,17 +3,15 @@
 // package's shape (publint, arethetypeswrong) and the Node.js check every entry point makes first.
 // Needs dist/ (`npm run build`, which `npm test` runs before vitest); packs with --ignore-scripts so nothing rebuilds
 // dist/ under the other tests.
-import { spawn, spawnSync, type SpawnOptions } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, explain, ROOT, run } from './run.ts';
 import { loadDocument } from '../lib/openapi.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'node_modules', '.bin');
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string;
   version: string;
@@ -22,26 +20,8 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 };
 const operationIds = Object.values(loadDocument()['paths'] as Record<string, Record<string, { operationId: string }>>).flatMap((item) => Object.values(item).map((op) => op.operationId));
 
-type Result = { status: number | null; stdout: string; stderr: string };
 
-/** Runs a command to its end without blocking this process; PATH has the repository's Node 24 first, as npm gives it. */
-function run(command: string, args: string[], options: SpawnOptions & { timeout?: number } = {}): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...options, env: { ...process.env, PATH: `${BIN}${delimiter}${process.env['PATH'] ?? ''}`, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeout ?? 120_000);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
 
-const explain = (r: Result): string => `exit ${String(r.status)}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 
 let work = '';
 let consumer = '';
