@@ -1,5 +1,5 @@
-// The try-it panels of the reference page, in Chromium, from the page `service-external-api docs --out` writes,
-// opened from disk with every request that leaves the file refused: each operation with each persona answers as
+// The try-it panels of the reference page, in Chromium, from the page the compiled `service-external-api docs --out`
+// writes, opened from disk with every request that leaves the file refused: each operation with each persona answers as
 // production does (the behaviour the mock's own tests hold it to), state carries over until Reset, the keyboard
 // reaches and uses every control, nothing is logged as an error. Screenshots of one try-it per operation are written
 // to docs-site/dist/ (not committed); the time until the operation list shows is written beside them.
@@ -36,8 +36,9 @@ let listVisibleMs = Number.NaN;
 
 beforeAll(async () => {
   if (missing) return;
-  // The page as a consumer writes it: the CLI's docs command (it copies the page npm run build/docs made, or builds it).
-  const written = spawnSync(process.execPath, [join(root, 'cli', 'bin.cjs'), 'docs', '--out', pageFile], { cwd: root, encoding: 'utf8' });
+  // The page as a consumer writes it: the compiled package's docs command, which copies the page `npm run build`
+  // made (npm test builds before it runs the tests).
+  const written = spawnSync(process.execPath, [join(root, 'dist', 'cli', 'bin.cjs'), 'docs', '--out', pageFile], { cwd: root, encoding: 'utf8' });
   if (written.status !== 0) throw new Error(`service-external-api docs --out failed:\n${written.stdout}${written.stderr}`);
   const offline = await openOffline(join(work, 'profile'), 15_000);
   ({ context, page } = offline);
@@ -122,6 +123,13 @@ describe.skipIf(missing)(missing ? `try it in the reference page — skipped: ${
         expect(await eventCount(panel())).toBe(0);
       });
 
+      it('comment only: 403 JSON (can see, cannot edit); no access: 404 (cannot see); suspended: 401', async () => {
+        await reset(panel());
+        expect(await send(panel(), 'comment_only')).toEqual({ status: 403, text: JSON.stringify(errors.FORBIDDEN.body) });
+        expect(await send(panel(), 'no_access')).toEqual({ status: 404, text: NOT_FOUND });
+        expect(await send(panel(), 'suspended')).toEqual({ status: 401, text: UNAUTHORIZED });
+      });
+
       it('Reset returns every record to the seed', async () => {
         await reset(panel());
         await send(panel(), 'full_access');
@@ -137,9 +145,13 @@ describe.skipIf(missing)(missing ? `try it in the reference page — skipped: ${
     const controls = first.locator('select, textarea, input, button');
     const ids = await controls.evaluateAll((nodes) => nodes.map((node) => node.id || node.textContent || ''));
     for (const id of ids.filter((value) => value.startsWith('try-'))) expect(await page.locator(`label[for="${id}"]`).count(), id).toBe(1);
-    // Tab from the persona select to Send, in document order; Enter on Send answers.
-    await first.locator('select[data-try-persona]').focus();
-    await page.keyboard.press('Home');
+    // From the top of the page: the first Tab reaches "Skip to Try it", Enter lands on the first panel's persona
+    // select; Tab goes on to Send in document order, and Enter on Send answers.
+    await page.reload();
+    await page.locator('[data-try-skip]').waitFor({ state: 'attached' });
+    await page.keyboard.press('Tab');
+    expect(await page.locator('[data-try-skip]').evaluate((node) => node === node.ownerDocument.activeElement)).toBe(true);
+    await page.keyboard.press('Enter');
     const order: string[] = [];
     for (let i = 0; i < 12; i++) {
       order.push(await page.evaluate(() => {

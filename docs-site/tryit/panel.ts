@@ -180,6 +180,8 @@ const STYLE = `
 .try-remote .try-field:first-of-type { flex-direction: row; align-items: center; }
 .try-it input[type=url], .try-it input[type=password], .try-it select { font: inherit; padding: .25rem; }
 .try-it :focus-visible { outline: 3px solid #1f6feb; outline-offset: 2px; }
+.try-skip { position: fixed; top: .5rem; left: .5rem; z-index: 1000; padding: .5rem 1rem; transform: translateY(-200%); }
+.try-skip:focus { transform: none; }
 `;
 
 /** Mounts the panels below the reference, once it has rendered. */
@@ -190,6 +192,13 @@ function mount(): void {
   const style = element('style', {}, STYLE);
   document.head.append(style);
   document.body.append(host);
+  // The first stop of the keyboard: past the reference to the panels (shown only while focused).
+  const skip = element('button', { type: 'button', class: 'try-skip', 'data-try-skip': '' }, 'Skip to Try it');
+  skip.addEventListener('click', () => {
+    host.querySelector<HTMLElement>('select[data-try-persona]')?.focus();
+    host.scrollIntoView();
+  });
+  document.body.prepend(skip);
 }
 
 if (document.readyState === 'complete') setTimeout(mount, 0);
