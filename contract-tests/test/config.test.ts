@@ -139,8 +139,8 @@ describe('npm run contract against a server that never answers', () => {
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(1);
     expect(run.stdout).toContain('the server did not answer the first request, so nothing was tested');
     expect(run.stdout).toContain('within 300 ms (CONTRACT_TIMEOUT_MS)');
+    // Not hanging is the exit above: runContract kills a run that outlives its limit, which would leave no exit code.
     expect(summaryOf(run.stdout)?.passed).toBe(0);
-    expect(run.ms).toBeLessThan(30_000);
   });
 });
 

@@ -42,7 +42,6 @@ describe('npm run contract against the mock', () => {
     expect(xml).toMatch(/<testsuites [^>]*failures="0"/);
     expect((xml.match(/<testcase /g) ?? []).length).toBe(summary?.passed);
     expect(run.stdout).toMatch(/^property tests ran with seed -?\d+: replay them with CONTRACT_SEED=-?\d+/m);
-    expect(run.ms).toBeLessThan(30_000);
   });
 
   it('without the mock controls, needs the variables: tests that need one are skipped naming it, the rest pass (exit 0)', { timeout: 90_000 }, async () => {

@@ -1,5 +1,5 @@
 // The mock as one function from a request to an answer, with no framework and no Node-only API, so the same core
-// runs behind Express (express.ts), in MSW handlers in a test or a browser page (msw.ts), and in a service worker.
+// runs behind Express (app.ts), in MSW handlers in a test or a browser page (msw.ts), and in a service worker.
 // It owns everything between the bytes in and the bytes out: CORS, the control endpoints, sessions, `Prefer`, the
 // order of checks (pipeline.ts), the response self-check, delays and the request journal.
 import { control, sessionName } from './controls.ts';

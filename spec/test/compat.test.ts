@@ -11,7 +11,8 @@ const work = mkdtempSync(join(tmpdir(), 'spec-compat-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('tools on the acyclic export', () => {
-  it('prism mock starts on it and answers a valid resume (the spec\'s example) with 200 within 15 s', { timeout: 15_000 }, async () => {
+  // A limit on hanging, not on speed (the bench measures Prism's start): a loaded machine may take much longer.
+  it('prism mock starts on it and answers a valid resume (the spec\'s example) with 200', { timeout: 90_000 }, async () => {
     const result = await prismMock(FILES.acyclic);
     expect(result.note).toMatch(/^listening after/);
     expect(result.ok).toBe(true);

@@ -8,9 +8,10 @@ import fc from 'fast-check';
 import type { FuzzOperation, InputField } from './operations.ts';
 
 /**
- * Inputs that make the mock misbehave today (each is an `it.fails` case in reliability.test.ts and a finding in the
- * issue report). The bounded test leaves them out so it stays green; `npm run fuzz` includes them unless
- * `--skip-known`. Delete an entry once it is fixed: the bounded test then fuzzes those inputs too.
+ * Families of hostile input that each once made the mock misbehave, all fixed (reliability.test.ts pins each fix).
+ * Every run generates them, the bounded test included; `npm run fuzz -- --skip-known` (or `--include`) leaves them out
+ * to see whether a new finding is one of the old ones. A new family that breaks the mock goes here with its finding,
+ * and its entry stays once it is fixed, as a generator.
  */
 export const KNOWN_ISSUES = {
   'deep-nesting':
