@@ -390,3 +390,35 @@ describe('the Node.js check every entry point makes first', () => {
     expect(result.stderr).not.toContain('ERR_UNKNOWN_FILE_EXTENSION');
   });
 });
+
+describe("the README's tables are the package's", () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  /** The first column of the first table headed `| <header> |` after the line that starts with `after`. */
+  const column = (header: string, after = ''): string[] => {
+    const lines = readme.split('\n');
+    const from = lines.findIndex((line) => line.startsWith(after));
+    const start = lines.findIndex((line, i) => i > from && line.startsWith(`| ${header} |`));
+    if (start < 0) throw new Error(`README.md has no table headed "${header}"`);
+    const rows: string[] = [];
+    for (const line of lines.slice(start + 2)) {
+      if (!line.startsWith('|')) break;
+      rows.push(line);
+    }
+    return rows.map((row) => row.split(' | ')[0] ?? '');
+  };
+
+  it('the entry-point table names exactly the exports of package.json', () => {
+    const named = column('entry point').flatMap((cell) => [...cell.matchAll(/`service-external-api(\/[^`]*)?`/g)].map((m) => `.${m[1] ?? ''}`));
+    const exported = Object.keys(manifest.exports).filter((key) => key !== './package.json');
+    expect([...new Set(named)].sort()).toEqual([...exported].sort());
+  });
+
+  it("the command table names exactly the commands of the CLI's --help", async () => {
+    const help = await run(process.execPath, [join(ROOT, 'cli', 'bin.cjs'), '--help'], { cwd: ROOT });
+    expect(help.status, explain(help)).toBe(0);
+    const commands = [...help.stdout.matchAll(/^ {2}([a-z]+) {2,}/gm)].map((m) => m[1] ?? '');
+    const named = column('command', 'One command line, `service-external-api`').flatMap((cell) => [...cell.matchAll(/`service-external-api ([a-z]+)\b/g)].map((m) => m[1] ?? ''));
+    expect(commands.length).toBeGreaterThan(3);
+    expect(named.sort()).toEqual(commands.sort());
+  });
+});
