@@ -143,5 +143,8 @@ export async function runContract(argv: string[]): Promise<never> {
 
   const { failed, passed, skipped, errors } = reporter.result;
   if (passed + failed === 0 && errors === 0) console.log('contract: nothing was checked (every test was skipped); give the variables above');
+  // Exit once stdout has taken everything: on a pipe, writes are asynchronous, and process.exit drops what is still
+  // queued (the summary and the last line, the part a CI log is read for).
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
   process.exit(failed > 0 || errors > 0 || (config.strict && skipped > 0) ? 1 : 0);
 }
