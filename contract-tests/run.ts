@@ -46,13 +46,15 @@ function configError(given: string): never {
   process.exit(2);
 }
 
-const USAGE = `Usage: service-external-api contract [--base-url URL] [--report FILE] [--strict] [<file filter>…]
+const USAGE = `Usage: service-external-api contract [--base-url URL] [--report FILE] [--coverage FILE] [--strict] [<file filter>…]
        (or CONTRACT_BASE_URL=<origin> CONTRACT_TOKEN=… service-external-api contract)
 
 Checks the implementation at the URL against the spec and production's behaviour.
 
   --base-url URL  the implementation's origin (the same as CONTRACT_BASE_URL; this option wins)
   --report FILE   also write a JUnit XML report there (the same as CONTRACT_REPORT)
+  --coverage FILE also write what the run exercised there as JSON: statuses, response fields, request fields and
+                  enum values, rules run or skipped (the same as CONTRACT_COVERAGE; a summary ends every run)
   --strict        a skipped test fails the run (as CONTRACT_STRICT=1), for CI gates
   <file filter>   run only the suite files whose name contains it, e.g. auth or closeGoal; default: all of them
   Every CONTRACT_* variable (tokens, fixture ids, CONTRACT_ALLOW_WRITES, …) is in contract-tests/README.md, shipped
@@ -62,6 +64,7 @@ Checks the implementation at the URL against the spec and production's behaviour
 const OPTIONS = {
   'base-url': { type: 'string' },
   report: { type: 'string' },
+  coverage: { type: 'string' },
   strict: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -90,6 +93,7 @@ export async function runContract(argv: string[]): Promise<never> {
   baseUrlOption = parsed.values['base-url'] !== undefined;
   if (parsed.values.report !== undefined) process.env['CONTRACT_REPORT'] = parsed.values.report;
   reportFile = parsed.values.report;
+  if (parsed.values.coverage !== undefined) process.env['CONTRACT_COVERAGE'] = parsed.values.coverage;
   const suffix = `.contract.test.${EXTENSION}`;
   const SUITE = readdirSync(fileURLToPath(new URL('./tests/', import.meta.url)))
     .filter((f) => f.endsWith(suffix))
@@ -114,6 +118,14 @@ export async function runContract(argv: string[]): Promise<never> {
     }
   }
 
+  if (config.coverage !== undefined) {
+    try {
+      mkdirSync(dirname(resolve(config.coverage)), { recursive: true });
+    } catch (error) {
+      configError(`CONTRACT_COVERAGE: cannot create the directory of ${config.coverage}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
   // Can the server be reached at all, and is it this API? A refused connection, an unknown host or a server that is
   // not the API is a wrong URL (exit 2, one line with the fix); a server that accepts the connection but does not
   // answer is tested, and its tests fail with a timeout. A refused token is said first, and the run goes on.
@@ -125,7 +137,7 @@ export async function runContract(argv: string[]): Promise<never> {
   const masker = createMasker([...Object.entries(config.tokens), ...Object.entries(target.tokens)].flatMap(([persona, token]) => (typeof token === 'string' && isPersona(persona) ? [[token, tokenVariable(persona)] as const] : [])));
   for (const note of target.notes) console.log(masker.mask(`contract: ${note}`));
 
-  const reporter = new ContractReporter((text) => process.stdout.write(masker.mask(text)));
+  const reporter = new ContractReporter((text) => process.stdout.write(masker.mask(text)), config.coverage);
   const report: Array<['junit', { outputFile: string; suiteName: string }]> = config.report === undefined ? [] : [['junit', { outputFile: resolve(config.report), suiteName: 'contract' }]];
   // The runner (vitest, an optional peer) loads only now: --help and a bad configuration answer without it.
   const { startVitest } = await import('vitest/node');

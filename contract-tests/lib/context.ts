@@ -1,5 +1,6 @@
 // What vitest carries for the suite: the resolved target (provided once by setup.ts to every test file) and what each
 // test leaves for the reporter (its warnings, the property seed). Types only.
+import type { CoverageData } from './coverage.ts';
 import type { ResolvedTarget } from './target.ts';
 import type { Violation } from './violations.ts';
 
@@ -10,6 +11,8 @@ declare module 'vitest' {
   interface TaskMeta {
     /** Warnings the test's responses produced (reported in the summary, never a failure). */
     contractWarnings?: Violation[];
+    /** What the test's exchanges exercised (merged by the reporter into the run's coverage). */
+    contractCoverage?: CoverageData;
     /** The fast-check seed a property test ran with. */
     contractSeed?: number;
   }

@@ -47,6 +47,8 @@ export type ContractConfig = {
   allowWrites: boolean;
   /** Where the JUnit XML goes, if anywhere. */
   report: string | undefined;
+  /** Where to write the run's coverage as JSON (CONTRACT_COVERAGE or --coverage). */
+  coverage: string | undefined;
   /** The fast-check seed (CONTRACT_SEED), to replay a property failure. */
   seed: number | undefined;
   /** Generated cases per property. */
@@ -70,7 +72,7 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const SETTINGS = ['CONTRACT_BASE_URL', 'CONTRACT_ALLOW_WRITES', 'CONTRACT_REPORT', 'CONTRACT_TIMEOUT_MS', 'CONTRACT_SEED', 'CONTRACT_NUM_RUNS', 'CONTRACT_STRICT'] as const;
+const SETTINGS = ['CONTRACT_BASE_URL', 'CONTRACT_ALLOW_WRITES', 'CONTRACT_REPORT', 'CONTRACT_COVERAGE', 'CONTRACT_TIMEOUT_MS', 'CONTRACT_SEED', 'CONTRACT_NUM_RUNS', 'CONTRACT_STRICT'] as const;
 
 /** Every variable the suite reads, for the runbook and for catching typos. */
 export function knownVariables(): string[] {
@@ -163,6 +165,7 @@ export function readConfig(env: Env = process.env): ContractConfig {
   }
 
   const report = optional(env, 'CONTRACT_REPORT');
+  const coverage = optional(env, 'CONTRACT_COVERAGE');
 
   const tokens: Partial<Record<Persona, string>> = {};
   for (const persona of PERSONAS) {
@@ -188,7 +191,7 @@ export function readConfig(env: Env = process.env): ContractConfig {
 
   const person = readId(env, personVariable('full_access'));
 
-  return { baseUrl, loopback, timeoutMs, allowWrites, report, seed, numRuns, tokens, records, person, strict };
+  return { baseUrl, loopback, timeoutMs, allowWrites, report, coverage, seed, numRuns, tokens, records, person, strict };
 }
 
 /** A 0/1 switch (also true/false). */

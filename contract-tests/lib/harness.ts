@@ -1,19 +1,32 @@
 // What a contract test uses: the resolved target, requests built from an operation model, and `check`, which sends
-// one request, collects the spec violations (conformance.ts) and production's expected answer (expected.ts) and the
-// test's own rules, records the warnings for the report, and fails with everything at once.
+// one request, collects the spec violations (conformance.ts), production's expected answer (expected.ts), the rules
+// every 200 answer keeps (answer.ts: fields that agree, what the write leaves alone) and the test's own rules, records
+// the warnings and the coverage for the report, and fails with everything at once.
 import { inject, type TestContext } from 'vitest';
 import type {} from './context.ts';
+import { answerRules } from './answer.ts';
 import { createClient, RequestTimeout, TransportError, type ApiRequest, type ApiResponse, type Client } from './client.ts';
 import { checkResponse, mediaTypeOf } from './conformance.ts';
 import { PERSONAS, recordVariable, tokenVariable, type Persona, type RecordGroup, type RecordStory } from './env.ts';
+import { Coverage } from './coverage.ts';
 import { compare, type Expectation } from './expected.ts';
+import { RecordMemory } from './memory.ts';
 import type { OperationModel } from './operations.ts';
-import { MOCK_SESSION_HEADER, probeRequest, type ResolvedTarget } from './target.ts';
+import { CALLER_FIELDS } from './rules.ts';
+import { MOCK_SESSION_HEADER, probeRequest, resetMock, type ResolvedTarget } from './target.ts';
 import { ContractFailure, errorsOf, excerpt, formatViolation, warningsOf, type Violation } from './violations.ts';
 
 export type Target = ResolvedTarget & { client: Client };
 
 let shared: Target | undefined;
+/** Every answer of the run, per record, for the left-alone rule (one worker, files not isolated: one memory). */
+const memory = new RecordMemory();
+
+/** Puts a detected mock back to its seed, and forgets the answers seen before (the records changed unseen). */
+export async function resetTarget(): Promise<void> {
+  memory.forget();
+  await resetMock(target());
+}
 
 /** The run's target, as setup.ts resolved it. */
 export function target(): Target {
@@ -112,6 +125,10 @@ export function contract(ctx: TestContext): Contract {
     throw new ContractFailure(lines.join('\n'), violations);
   };
 
+  // What this test exercised, left in its meta for the reporter's coverage.
+  const coverage = new Coverage();
+  ctx.task.meta.contractCoverage = coverage.data;
+
   const recordWarnings = (violations: Violation[]): void => {
     const warnings = warningsOf(violations);
     if (warnings.length > 0) ctx.task.meta.contractWarnings = [...(ctx.task.meta.contractWarnings ?? []), ...warnings];
@@ -133,7 +150,16 @@ export function contract(ctx: TestContext): Contract {
     } catch {
       json = undefined;
     }
-    return { request: built, response, violations: request.outsideSpec ? [] : checkResponse(request.op.operationId, response), json };
+    if (request.outsideSpec) return { request: built, response, violations: [], json };
+    const { operationId } = request.op;
+    const violations = checkResponse(operationId, response);
+    coverage.exchange(operationId, built.body, response.status, json);
+    coverage.rule(operationId, 'spec');
+    if (response.status === 200) {
+      const scope = `${t.mockSession ?? ''} ${JSON.stringify(built.headers['authorization'] ?? null)}`;
+      violations.push(...answerRules(operationId, response.headers, json, { memory, coverage, scope }));
+    }
+    return { request: built, response, violations, json };
   };
 
   const judge = (exchange: Exchange, violations: Violation[]): void => {
@@ -149,8 +175,19 @@ export function contract(ctx: TestContext): Contract {
     async check(request, expectation, rules) {
       const exchange = await send(request);
       const violations = [...exchange.violations];
-      if (expectation) violations.push(...compare(exchange.response, expectation));
-      if (rules) violations.push(...rules(exchange));
+      const { operationId } = request.op;
+      if (expectation) {
+        violations.push(...compare(exchange.response, expectation));
+        coverage.rule(operationId, 'expected');
+      }
+      if (rules) {
+        violations.push(...rules(exchange));
+        if (exchange.response.status === 200) {
+          coverage.rule(operationId, 'state');
+          const names: ReadonlyArray<string> = CALLER_FIELDS[operationId];
+          coverage.rule(operationId, 'caller', names.length === 0 ? `${operationId}'s answer names no caller` : t.person === undefined ? 'needs CONTRACT_PERSON_ID (not set)' : undefined);
+        }
+      }
       judge(exchange, violations);
       return exchange;
     },

@@ -58,3 +58,40 @@ export function alternativeForms(id: string): Array<{ form: string; value: strin
 
 /** A well-formed id that names nothing (base 62, below 2^128): 401 without a token, 404 with one. */
 export const UNKNOWN_ID = 'no-such-record-DoesNotExist0000000000';
+
+/**
+ * The slug production puts before a short id (RULES.md#response-ids; helpers.ex `id_with_comments`): the label
+ * lowercased, every character outside a-z A-Z 0-9 a dash, dashes trimmed and collapsed; then its words, the first
+ * always, each later one only while the slug stays within 25 characters (a word that does not fit is skipped, and a
+ * shorter one after it may still be taken).
+ */
+export function slugOf(label: string): string {
+  const words = label
+    .toLowerCase()
+    .replace(/[^a-zA-Z0-9]/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .replace(/-+/g, '-')
+    .split('-');
+  let slug = '';
+  for (const word of words) {
+    if (slug === '') slug = word;
+    else if (slug.length + word.length + 1 <= 25) slug = `${slug}-${word}`;
+  }
+  return slug;
+}
+
+/** Whether a string is a short id: base 62, 19–22 characters (RULES.md#response-ids). */
+export function isShortId(value: string): boolean {
+  return /^[A-Za-z0-9]{19,22}$/.test(value) && decodeId(value).kind === 'uuid';
+}
+
+/** Whether a string is a canonical UUID. */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** The short id at the end of an answer's id (after the last dash), or undefined when there is none. */
+export function shortIdIn(id: string): string | undefined {
+  const short = id.slice(id.lastIndexOf('-') + 1);
+  return isShortId(short) ? short : undefined;
+}

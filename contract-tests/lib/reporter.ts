@@ -1,8 +1,11 @@
 // The contract reporter: at the end of every run, the failures in full (rule, curl line, response, violations), a
 // table of operation × check with pass/fail/skip counts, the skipped tests grouped by the variable they need, the
-// warnings grouped by kind, and one closing line. Tests are grouped by their first two suite names: the operationId
+// warnings grouped by kind, the coverage (one line per operation; as JSON with --coverage), and one closing line. Tests are grouped by their first two suite names: the operationId
 // and the check (`describe(operationId) > describe(check) > it(rule)`).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Reporter, SerializedError, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
+import { Coverage } from './coverage.ts';
 import { operationModels } from './operations.ts';
 import { formatLocation, type Violation } from './violations.ts';
 import type {} from './context.ts';
@@ -36,9 +39,12 @@ export default class ContractReporter implements Reporter {
   result: RunResult = { passed: 0, failed: 0, skipped: 0, warnings: 0, errors: 0, rows: new Map() };
   #vitest: Vitest | undefined;
   readonly #write: (text: string) => void;
+  readonly #coverageFile: string | undefined;
 
-  constructor(write: (text: string) => void = (text) => process.stdout.write(text)) {
+  /** `coverageFile`: where to write the coverage JSON (else CONTRACT_COVERAGE, else nowhere). */
+  constructor(write: (text: string) => void = (text) => process.stdout.write(text), coverageFile: string | undefined = process.env['CONTRACT_COVERAGE']?.trim() || undefined) {
     this.#write = write;
+    this.#coverageFile = coverageFile;
   }
 
   onInit(vitest: Vitest): void {
@@ -54,6 +60,8 @@ export default class ContractReporter implements Reporter {
     const total: Counts = { passed: 0, failed: 0, skipped: 0 };
     const moduleErrors: string[] = [];
     const seeds = new Set<number>();
+    const coverage = new Coverage();
+    const operationIds: ReadonlySet<string> = new Set(operationModels().map((o) => o.operationId));
 
     for (const module of modules) {
       for (const error of module.errors()) moduleErrors.push(`${module.moduleId}: ${error.message}`);
@@ -77,6 +85,10 @@ export default class ContractReporter implements Reporter {
           const note = result.state === 'skipped' && result.note ? result.note : 'skipped';
           skips.set(note, [...(skips.get(note) ?? []), test.fullName]);
         }
+        const exercised = test.meta().contractCoverage;
+        if (exercised) coverage.merge(exercised);
+        // Each test checks one rule (its name): run, or skipped with why.
+        if (operationIds.has(operation)) coverage.rule(operation, `tests: ${check}`, result.state === 'skipped' ? (result.note ?? 'skipped') : result.state === 'pending' ? 'not run' : undefined);
         const seed = test.meta().contractSeed;
         if (seed !== undefined) seeds.add(seed);
         for (const warning of test.meta().contractWarnings ?? []) {
@@ -136,6 +148,19 @@ export default class ContractReporter implements Reporter {
     for (const r of table) {
       const mark = r.failed > 0 ? '  ✗' : r.passed === 0 && r.skipped > 0 ? '  (skipped)' : '';
       lines.push(`${pad(r.operation, w1)}  ${pad(r.check, w2)}  ${padStart(String(r.passed), 5)}  ${padStart(String(r.failed), 5)}  ${padStart(String(r.skipped), 5)}${mark}`);
+    }
+
+    lines.push('', 'coverage (documented statuses seen; response fields seen non-null; request fields and enum values sent; rules run):');
+    for (const line of coverage.lines()) lines.push(`  ${line}`);
+    if (this.#coverageFile !== undefined) {
+      const file = resolve(this.#coverageFile);
+      try {
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, `${JSON.stringify({ target: provided?.config.baseUrl ?? null, ...coverage.report() }, null, 2)}\n`);
+        lines.push(`  written to ${this.#coverageFile}`);
+      } catch (error) {
+        lines.push(`  ✗ cannot write the coverage to ${this.#coverageFile}: ${error instanceof Error ? error.message : String(error)}`);
+      }
     }
 
     if (skips.size > 0) {

@@ -55,8 +55,9 @@ function recordedAgainst(value: unknown, where: string[], caller: string | undef
 export type ResumeStory = 'paused' | 'active' | 'closed' | undefined;
 
 /**
- * After resume: the same project, never paused, state/closed_at/success_status consistent, status computed from them
- * (RULES.md#state-project), the check-in moved on, updated_at bumped, the caller able to edit.
+ * After resume: the same project, never paused, active unless it was closed (then still closed, with its outcome), the
+ * check-in moved on, updated_at bumped, the caller able to edit. How state, status and is_outdated agree with each
+ * other is agreement.ts's, on every answer.
  */
 export function resumeRules(exchange: Exchange, sentId: string, story: ResumeStory): Violation[] {
   if (exchange.response.status !== 200) return [];
@@ -74,9 +75,6 @@ export function resumeRules(exchange: Exchange, sentId: string, story: ResumeSto
     if (state !== 'active') out.push(violation(at('project', 'state'), 'state.resume', `resuming a ${story} project makes it active (RULES.md#decision-3); got state ${JSON.stringify(state)}`));
   }
   if (state === 'paused') out.push(violation(at('project', 'state'), 'state.resume', 'a resumed project is never paused (RULES.md#decision-3)'));
-  if (state !== undefined && (state === 'closed') !== closed) out.push(violation(at('project', 'state'), 'state.consistency', `state is ${JSON.stringify(state)} but closed_at is ${JSON.stringify(closedAt)}: a project is closed exactly when closed_at is set (RULES.md#state-project)`));
-  if (successStatus !== undefined && !closed && successStatus !== 'nil') out.push(violation(at('project', 'success_status'), 'state.success-status', `a project that is not closed has success_status "nil" (the string; RULES.md#decision-1); got ${JSON.stringify(successStatus)}`));
-  if (closed && successStatus === 'nil') out.push(violation(at('project', 'success_status'), 'state.success-status', 'a closed project has success_status "achieved" or "missed", not "nil" (RULES.md#state-project)'));
 
   const next = project['next_check_in_scheduled_at'];
   if (typeof next === 'string') {
@@ -89,22 +87,6 @@ export function resumeRules(exchange: Exchange, sentId: string, story: ResumeSto
     if (!Number.isNaN(due) && due <= today) out.push(violation(at('project', 'next_check_in_scheduled_at'), 'state.check-in', `resume moves the check-in to a day after today, the coming Friday when it is due (RULES.md#state-resume), but it is ${next}, not after today (${day(today)}, by ${from})`));
     else if (!Number.isNaN(due) && due - today < 2 * 86_400_000 && new Date(due).getUTCDay() !== 5) out.push(violation(at('project', 'next_check_in_scheduled_at'), 'state.check-in', `resume keeps a check-in only when it is due two or more days ahead, and otherwise moves it to a Friday (RULES.md#state-resume); got tomorrow, ${day(due)}, which is not a Friday`));
     if (!Number.isNaN(due) && due % 86_400_000 !== 0) out.push(violation(at('project', 'next_check_in_scheduled_at'), 'state.check-in', `resume schedules the check-in at 00:00:00 UTC (RULES.md#state-resume); got ${next}`));
-  }
-  if (project['is_outdated'] === true) out.push(violation(at('project', 'is_outdated'), 'state.outdated', 'resume moves the check-in forward, so a resumed project is not outdated (RULES.md#state-project); got true'));
-
-  // status, computed in order: success_status when set, paused, outdated, the last check-in's status, pending (§3.1).
-  const status = project['status'];
-  if (typeof status === 'string') {
-    let expected: string | undefined;
-    let why = '';
-    if (closed && (successStatus === 'achieved' || successStatus === 'missed')) [expected, why] = [successStatus, 'a closed project has the status of its outcome (success_status)'];
-    else if (!closed && project['is_outdated'] === true) [expected, why] = ['outdated', 'an outdated project has status "outdated"'];
-    else if (!closed && project['is_outdated'] === false) {
-      const last = project['last_check_in'];
-      if (last === null) [expected, why] = ['pending', 'a project with no check-in has status "pending"'];
-      else if (isObject(last) && typeof last['status'] === 'string') [expected, why] = [last['status'], 'a resumed project that is not outdated has the status of its last check-in'];
-    }
-    if (expected !== undefined && status !== expected) out.push(violation(at('project', 'status'), 'state.status', `${why} (RULES.md#state-project): expected ${JSON.stringify(expected)}; got ${JSON.stringify(status)}`));
   }
   out.push(...isNow(exchange, project['updated_at'], at('project', 'updated_at'), 'state.updated', 'resume bumps updated_at to now (RULES.md#state-resume)'));
   out.push(...canEdit(project, 'project'));
@@ -169,6 +151,20 @@ function sortKeys(value: unknown): unknown {
   if (!isObject(value)) return value;
   return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys(value[k])]));
 }
+
+/**
+ * What each operation's write changes in the record it answers with: the answer's key and `__typename` of that record,
+ * and the fields the write may change (RULES.md#left-alone). Every other field, nested records included, is what the
+ * same record's previous answer showed. Resume sets the stored status (so `state` and `status`), recomputes the next
+ * check-in (so `is_outdated`) and bumps `updated_at` (RULES.md#state-resume; project_resuming.ex's changeset). Close
+ * sets `closed_at` (so `is_closed` and `is_outdated`), `closed_by`, `success`, `success_status` (so `status`), bumps
+ * `updated_at`, and writes the comment thread the goal's `retrospective` is rebuilt from (RULES.md#state-close;
+ * goal_closing.ex's changeset, goals/retrospective.ex).
+ */
+export const WRITES = {
+  resumeProject: { record: 'project', changes: ['state', 'status', 'next_check_in_scheduled_at', 'is_outdated', 'updated_at'] },
+  closeGoal: { record: 'goal', changes: ['closed_at', 'is_closed', 'is_outdated', 'closed_by', 'success', 'success_status', 'status', 'updated_at', 'retrospective'] },
+} as const satisfies { [K in OperationId]: { record: string; changes: ReadonlyArray<string> } };
 
 /**
  * Where an operation's 200 answer names the person the write is recorded against (empty: it names none). Resume's

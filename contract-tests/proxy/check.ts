@@ -1,7 +1,10 @@
 // One exchange through the proxy, checked by the suite's own core: the spec (conformance.ts checkResponse: status,
 // media type, body schema, documented headers), production's answer to this request as far as the request decides
 // it (predict.ts, with expected.ts's compare), and on a 200 the state rules (rules.ts), the caller's included when
-// the --tokens file names the person. Each violation is filed under the rule it breaks, for the summary and JUnit.
+// the --tokens file names the person, the fields that agree and what the write leaves alone (answer.ts, with the
+// proxy's memory of every record's last answer). Each violation is filed under the rule it breaks, for the summary
+// and JUnit; what the exchange exercised goes to the coverage.
+import { answerRules, type AnswerContext } from '../lib/answer.ts';
 import type { ApiRequest, ApiResponse } from '../lib/client.ts';
 import { checkResponse } from '../lib/conformance.ts';
 import { compare } from '../lib/expected.ts';
@@ -22,6 +25,8 @@ export const RULES = {
   'answer.missing-fields': 'Missing required fields: 400 naming them in declaration order',
   'answer.record': 'The record and the persona decide: 404, 403 JSON or 200; valid input is never a 500',
   state: 'A 200 keeps the state rules (RULES.md#decision-3; RULES.md#state)',
+  agreement: 'A 200’s fields agree: ids are their records’ slugs, references name the nested records, state and status are computed from each other (RULES.md#agreement)',
+  'left-alone': 'A 200 changes only what the write changes: every other field is as the same record’s previous answer through the proxy showed it (RULES.md#left-alone)',
   caller: 'A 200 that names who wrote names the caller (the --tokens file’s people)',
   timeout: 'The target answers within --timeout',
   size: 'The answer is small enough for the proxy to check (--max-body-bytes; an operation’s documented answers are a few KB)',
@@ -33,7 +38,7 @@ export const RULE_ORDER: ReadonlyArray<Rule> = Object.keys(RULES).filter((k): k 
 export type FiledViolation = Violation & { rule: Rule; follows?: string };
 
 /** What decides first: production's expected answer, then the status, the media type, the state; the schema last. */
-const PRECEDENCE: ReadonlyArray<Rule> = ['answer.transport', 'answer.inputs', 'answer.token', 'answer.read-only', 'answer.missing-fields', 'answer.record', 'spec.status', 'spec.media-type', 'state', 'caller', 'timeout', 'size', 'spec.schema'];
+const PRECEDENCE: ReadonlyArray<Rule> = ['answer.transport', 'answer.inputs', 'answer.token', 'answer.read-only', 'answer.missing-fields', 'answer.record', 'spec.status', 'spec.media-type', 'state', 'agreement', 'left-alone', 'caller', 'timeout', 'size', 'spec.schema'];
 
 /**
  * The violations in the order a reader needs them: the decisive one first (the answer production gives, when the
@@ -74,6 +79,8 @@ function ruleOf(code: string, answerRule: Rule): Rule {
   if (code.startsWith('content-type.') || code.startsWith('body.')) return 'spec.media-type';
   if (code.startsWith('expected.')) return answerRule;
   if (code === 'state.caller') return 'caller';
+  if (code.startsWith('agreement.')) return 'agreement';
+  if (code === 'left-alone') return 'left-alone';
   if (code.startsWith('state.')) return 'state';
   return 'spec.schema';
 }
@@ -91,8 +98,11 @@ export function apiRequest(request: RawRequest, skip: ReadonlySet<string> = new 
   return out;
 }
 
-/** Checks one exchange; undefined when the request calls no operation of the spec (it is forwarded unchecked). */
-export function checkExchange(request: RawRequest, received: Received, known: Knowledge & { person(persona: 'full_access'): string | undefined }): Checked | undefined {
+/**
+ * Checks one exchange; undefined when the request calls no operation of the spec (it is forwarded unchecked). With
+ * `context`, a complete answer: the agreement and left-alone rules run too, and the exchange is counted in the coverage.
+ */
+export function checkExchange(request: RawRequest, received: Received, known: Knowledge & { person(persona: 'full_access'): string | undefined }, context?: AnswerContext): Checked | undefined {
   const predicted = predict(request, known);
   if (!predicted) return undefined;
   // This package's mock answers `Prefer: code=…` / `example=…` with what was asked for (production ignores the header):
@@ -105,6 +115,7 @@ export function checkExchange(request: RawRequest, received: Received, known: Kn
   const answerRule = ANSWER_RULE[prediction.stage];
   const rules: Rule[] = ['spec.status', 'spec.media-type', 'spec.schema'];
   const found: Violation[] = [...checkResponse(op.operationId, response)];
+  const json = received.status === 200 ? parsed(text) : undefined;
 
   if (answerRule) rules.push(answerRule);
   if (prediction.expectation) {
@@ -116,17 +127,29 @@ export function checkExchange(request: RawRequest, received: Received, known: Kn
   // The state rules, on a 200 that was a possible answer (a 200 that was not is already a violation above).
   const successExpected = prediction.expectation?.alternatives.some((a) => a.status === 200) ?? false;
   if (received.status === 200 && successExpected && prediction.params) {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
     const exchange: Exchange = { request: apiRequest(request), response, violations: [], json };
     const caller = prediction.who?.persona === 'full_access' ? known.person('full_access') : undefined;
     rules.push('state');
-    if (caller !== undefined && CALLER_FIELDS[op.operationId].length > 0) rules.push('caller');
+    const callerFields: ReadonlyArray<string> = CALLER_FIELDS[op.operationId];
+    if (caller !== undefined && callerFields.length > 0) rules.push('caller');
+    else context?.coverage.rule(op.operationId, 'caller', callerFields.length === 0 ? `${op.operationId}'s answer names no caller` : 'the --tokens file names no person for the caller (people.full_access)');
     found.push(...STATE_RULES[op.operationId](exchange, prediction.params, prediction.story, caller));
+    if (context) {
+      rules.push('agreement', 'left-alone');
+      found.push(...answerRules(op.operationId, received.headers, json, context));
+    }
+  }
+  if (context) {
+    context.coverage.exchange(op.operationId, request.body, received.status, json);
+    for (const rule of rules) if (rule !== 'agreement' && rule !== 'left-alone') context.coverage.rule(op.operationId, rule);
   }
   return { operationId: op.operationId, prediction, rules, violations: byPrecedence(found.map((v) => ({ ...v, rule: ruleOf(v.code, answerRule ?? 'answer.record') }))) };
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -123,6 +123,11 @@ export class TokenKnowledge implements Knowledge {
     return this.#people[persona];
   }
 
+  /** Whose view of the records a token gives, for the left-alone memory: a keyed digest, never the token. */
+  scope(token: string | undefined): string {
+    return token === undefined ? '-' : this.#digest(token);
+  }
+
   /** The variable a curl line shows instead of a token: the persona's CONTRACT_…_TOKEN, else $TOKEN. */
   variable(token: string): string {
     const digest = this.#digest(token);

@@ -1,6 +1,8 @@
 // What the proxy remembers: the last exchanges that broke the contract (a ring buffer of fixed size, so memory stays
-// bounded however long it runs), counts per operation × rule (a fixed set), and the JUnit report built from them.
+// bounded however long it runs), counts per operation × rule (a fixed set), the coverage of the traffic (counts per
+// documented status, field and rule), and the JUnit report built from them.
 // Nothing here ever holds a token: entries are built by server.ts with secrets already replaced by $VARIABLES.
+import { Coverage } from '../lib/coverage.ts';
 import { formatLocation, formatViolation } from '../lib/violations.ts';
 import { CALLER_FIELDS } from '../lib/rules.ts';
 import { RULE_ORDER, RULES, type FiledViolation, type Rule } from './check.ts';
@@ -44,6 +46,8 @@ export class ViolationLog {
   #codes = new Map<string, number>();
   #warningCodes = new Map<string, number>();
   #operations = new Map<string, { exchanges: number; broken: number; rules: Map<Rule, Tally> }>();
+  /** What the traffic exercised (the proxy's checks count into it). */
+  coverage = new Coverage();
 
   constructor(capacity = DEFAULT_CAPACITY) {
     this.capacity = capacity;
@@ -124,6 +128,7 @@ export class ViolationLog {
     this.#codes.clear();
     this.#warningCodes.clear();
     this.#operations.clear();
+    this.coverage = new Coverage();
   }
 
   summary(target: string, learnedTokens: number) {
@@ -147,6 +152,7 @@ export class ViolationLog {
         ]),
       ),
       learned_tokens: learnedTokens,
+      coverage: { summary: this.coverage.lines(), ...this.coverage.report() },
       buffer: { capacity: this.capacity, kept, dropped: this.#broken - kept },
     };
   }
@@ -158,6 +164,7 @@ export class ViolationLog {
     let tests = 0;
     let failures = 0;
     let skipped = 0;
+    const coverage = new Map(this.coverage.lines().map((line) => [line.slice(0, line.indexOf(':')), line]));
     for (const operation of operations) {
       const op = this.#operations.get(operation);
       const cases: string[] = [];
@@ -182,7 +189,8 @@ export class ViolationLog {
       tests += cases.length;
       failures += suiteFailures;
       skipped += suiteSkipped;
-      suites.push(`  <testsuite name="${esc(operation)}" tests="${cases.length}" failures="${suiteFailures}" errors="0" skipped="${suiteSkipped}" timestamp="${this.startedAt}">\n${cases.join('\n')}\n  </testsuite>`);
+      const exercised = `    <system-out>${esc(`coverage of the traffic: ${coverage.get(operation) ?? operation}`)}</system-out>`;
+      suites.push(`  <testsuite name="${esc(operation)}" tests="${cases.length}" failures="${suiteFailures}" errors="0" skipped="${suiteSkipped}" timestamp="${this.startedAt}">\n${cases.join('\n')}\n${exercised}\n  </testsuite>`);
     }
     return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${esc(`contract proxy → ${target}`)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}">\n${suites.join('\n')}\n</testsuites>\n`;
   }

@@ -11,6 +11,7 @@ import { mediaTypeOf } from '../lib/conformance.ts';
 import { operationModels } from '../lib/operations.ts';
 import { firstHeader, tokenOf, type RawRequest } from '../lib/predict.ts';
 import { createMasker } from '../lib/mask.ts';
+import { RecordMemory } from '../lib/memory.ts';
 import { excerpt, violation } from '../lib/violations.ts';
 import { controlOriginAllowed, crossOrigin, misdirected } from '../../mock/src/guard.ts';
 import { apiRequest, checkExchange, type FiledViolation, type Received } from './check.ts';
@@ -111,6 +112,8 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
   const send = secure ? httpsRequest : httpRequest;
   const knowledge = options.knowledge ?? new TokenKnowledge();
   const log = new ViolationLog(options.capacity ?? DEFAULT_CAPACITY);
+  /** Each record's last answer per caller and mock session, for the left-alone rule. */
+  const memory = new RecordMemory();
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const origin = `${target.origin}${prefix}`;
@@ -166,7 +169,9 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
   }
 
   function file(request: RawRequest, received: Received): { count: number; entry: Entry | undefined } {
-    const checked = checkExchange(request, received, knowledge);
+    const session = firstHeader(request.headers, 'x-mock-session') ?? '';
+    const scope = `${session} ${knowledge.scope(tokenOf(firstHeader(request.headers, 'authorization')))}`;
+    const checked = checkExchange(request, received, knowledge, { memory, coverage: log.coverage, scope });
     if (!checked) {
       log.unchecked();
       return { count: 0, entry: undefined };
@@ -226,6 +231,7 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
       }
       log.reset();
       knowledge.forget();
+      memory.forget();
       sendJson(res, 200, { reset: true });
     } else if (['/__proxy/violations', '/__proxy/summary', '/__proxy/reset'].includes(url.pathname.replace(/\/+$/, ''))) {
       sendJson(res, 405, { error: 'Method not allowed', message: `${route} is not a proxy endpoint; use GET /__proxy/violations, GET /__proxy/summary or POST /__proxy/reset` });
@@ -406,6 +412,11 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
     }
     const url = new URL(req.url ?? '/', 'http://proxy.invalid');
     if (url.pathname === '/__proxy' || url.pathname.startsWith('/__proxy/')) return control(req, res, url);
+    // A mock control that changes state (a reset, a new fixture) changes records unseen: their last answers go.
+    if (url.pathname.startsWith('/__mock/') && req.method !== 'GET' && req.method !== 'HEAD') {
+      const session = req.headers['x-mock-session'];
+      memory.forget(`${typeof session === 'string' ? session : ''} `);
+    }
     forward(req, res);
   });
   server.keepAliveTimeout = 65_000;

@@ -328,7 +328,7 @@ export const cases: Case[] = [
             const project = entity(body, 'project');
             if (project['state'] === 'active' && isObject(project['last_check_in'])) project['status'] = 'pending';
           }),
-        expect: [/a resumed project that is not outdated has the status of its last check-in \(RULES\.md#state-project\): expected "caution"; got "pending"/],
+        expect: [/an active project that is not outdated has the status of its last check-in \(Project\.status\/1; RULES\.md#state-project\): expected "caution"; got "pending"/],
       },
       {
         name: 'cannot edit after a write',
@@ -398,6 +398,151 @@ export const cases: Case[] = [
           },
         }),
         expect: [/response\.header\.content-type {2}no Content-Type header on a 200: resumeProject documents application\/json for it/],
+      },
+    ],
+  },
+  // What a write must leave alone: each fault changes a field the write does not change, differently on every answer
+  // (a counter kept by the fault), top-level and nested, for both operations.
+  {
+    name: 'left alone: inserted_at, a milestone, the champion, a target and the description change on every write',
+    exit: 1,
+    faults: [
+      {
+        name: 'inserted_at rewritten',
+        fault: () => {
+          let n = 0;
+          return on200((body) => {
+            const project = entity(body, 'project');
+            if ('inserted_at' in project) project['inserted_at'] = new Date(Date.UTC(2025, 0, 1) + ++n * 1000).toISOString().replace('.000', '');
+          });
+        },
+        expect: [/response\.body\.project\.inserted_at {2}resume changes only state, status, next_check_in_scheduled_at, is_outdated, updated_at of the project .* but this field was "2025-01-01T00:00:\d\dZ" in the previous answer for the same project and is "2025-01-01T00:00:\d\dZ" now/],
+      },
+      {
+        name: 'a nested milestone toggled',
+        fault: () => {
+          let n = 0;
+          return on200((body) => {
+            const milestones = entity(body, 'project')['milestones'];
+            const first: unknown = Array.isArray(milestones) ? milestones[0] : undefined;
+            if (isObject(first)) first['status'] = ++n % 2 === 0 ? 'done' : 'pending';
+          });
+        },
+        expect: [/response\.body\.project\.milestones\[0\]\.status {2}resume changes only/],
+      },
+      {
+        name: "the champion's title rewritten",
+        fault: () => {
+          let n = 0;
+          return on200((body) => {
+            const champion = entity(body, 'goal')['champion'];
+            if (isObject(champion)) champion['title'] = `Head of Growth ${++n}`;
+          });
+        },
+        expect: [/response\.body\.goal\.champion\.title {2}close changes only closed_at, is_closed, is_outdated, closed_by, success, success_status, status, updated_at, retrospective of the goal/],
+      },
+      {
+        name: 'a target moved',
+        fault: () => {
+          let n = 0;
+          return on200((body) => {
+            const targets = entity(body, 'goal')['targets'];
+            const first: unknown = Array.isArray(targets) ? targets[0] : undefined;
+            if (isObject(first) && typeof first['value'] === 'number') first['value'] = first['value'] + ++n;
+          });
+        },
+        expect: [/response\.body\.goal\.targets\[0\]\.value {2}close changes only/],
+      },
+      {
+        name: 'the description rewritten',
+        fault: () => {
+          let n = 0;
+          return on200((body) => {
+            const goal = entity(body, 'goal');
+            if (typeof goal['description'] === 'string') goal['description'] = JSON.stringify({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: `closed ${++n} times` }] }] });
+          });
+        },
+        expect: [/response\.body\.goal\.description {2}close changes only/],
+      },
+    ],
+  },
+  // Fields that must agree with each other, in every answer, top-level and nested, for both operations.
+  {
+    name: 'agreement: a renamed project, a champion with an old slug, a wrong space_id, an open project with an outcome, a stale status, a dated id, a closed goal outdated, a nested goal half closed',
+    exit: 1,
+    faults: [
+      {
+        name: 'name without its id',
+        fault: () =>
+          on200((body) => {
+            const project = entity(body, 'project');
+            if (typeof project['name'] === 'string') project['name'] = `Renamed ${project['name']}`;
+          }),
+        expect: [/response\.body\.project\.id {2}a project's id is the slug of its name before its short id \(RULES\.md#response-ids\): name "Renamed [^"]+" gives "renamed-[a-z0-9-]+-[A-Za-z0-9]+"; got /],
+      },
+      {
+        name: "a nested person's id from an old name",
+        fault: () =>
+          on200((body) => {
+            const champion = entity(body, 'goal')['champion'];
+            if (isObject(champion)) champion['full_name'] = 'Alice Johnson-Smith';
+          }),
+        expect: [/response\.body\.goal\.champion\.id {2}a person's id is the slug of its full_name before its short id \(RULES\.md#response-ids\): full_name "Alice Johnson-Smith" gives "alice-johnson-smith-/],
+      },
+      {
+        name: 'space_id names another space',
+        fault: () =>
+          on200((body) => {
+            const project = entity(body, 'project');
+            if (typeof project['space_id'] === 'string') project['space_id'] = 'DoesNotNameTheSpace01';
+          }),
+        expect: [/response\.body\.project\.space_id {2}space_id names the space the answer carries \(the bare short id of its id "growth-/],
+      },
+      {
+        name: "an open project with an outcome, in a goal's projects",
+        fault: () =>
+          on200((body) => {
+            const projects = entity(body, 'goal')['projects'];
+            const open: unknown = Array.isArray(projects) ? projects.find((p) => isObject(p) && p['success_status'] === 'nil') : undefined;
+            if (isObject(open)) open['success_status'] = 'achieved';
+          }),
+        expect: [/response\.body\.goal\.projects\[\d\]\.success_status {2}a project that is not closed has success_status "nil"/],
+      },
+      {
+        name: 'status not computed from is_outdated',
+        fault: () =>
+          on200((body) => {
+            const project = entity(body, 'project');
+            if (project['state'] === 'active' && project['is_outdated'] === false) project['status'] = 'outdated';
+          }),
+        expect: [/response\.body\.project\.status {2}an active project that is not outdated has the status of its last check-in \(Project\.status\/1; RULES\.md#state-project\): expected "caution"; got "outdated"/],
+      },
+      {
+        name: "a check-in id with another day",
+        fault: () =>
+          on200((body) => {
+            const last = entity(body, 'project')['last_check_in'];
+            if (isObject(last) && typeof last['id'] === 'string') last['id'] = last['id'].replace(/^\d{4}-\d\d-\d\d/, '2020-01-01');
+          }),
+        expect: [/response\.body\.project\.last_check_in\.id {2}a project_check_in's id is the date it was made \(inserted_at 2025-05-30T16:10:00Z\) before its short id/],
+      },
+      {
+        name: 'a closed goal still outdated',
+        fault: () =>
+          on200((body) => {
+            const goal = entity(body, 'goal');
+            if (goal['is_closed'] === true) goal['is_outdated'] = true;
+          }),
+        expect: [/response\.body\.goal\.is_outdated {2}a closed goal is not outdated \(Goals\.outdated\?\/1; RULES\.md#state-goal\): expected false; got true/],
+      },
+      {
+        name: 'a nested goal half closed',
+        fault: () =>
+          on200((body) => {
+            const goal = entity(body, 'project')['goal'];
+            if (isObject(goal) && goal['closed_at'] === null) goal['is_closed'] = true;
+          }),
+        expect: [/response\.body\.project\.goal\.is_closed {2}a goal is closed exactly when closed_at is set \(Goal\.state\/1; RULES\.md#state-goal\): is_closed true, closed_at null/],
       },
     ],
   },

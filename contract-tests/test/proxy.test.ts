@@ -44,7 +44,10 @@ async function proxyTo(target: string, options: { knowledge?: TokenKnowledge; ca
   return { proxy, url: await proxy.listen(0) };
 }
 
-/** QA's smoke set: each operation with the full, read-only and no token, an unknown id, and missing fields. */
+/**
+ * QA's smoke set: each operation with the full, read-only and no token, an unknown id, missing fields, and the valid
+ * write once more (the same record answered twice: what the write leaves alone can be compared).
+ */
 function smokeSet(session: string): ApiRequest[] {
   return operationModels().flatMap((op) => {
     const id = op.group === 'projects' ? records.projects['paused'] : records.goals['open'];
@@ -56,6 +59,7 @@ function smokeSet(session: string): ApiRequest[] {
       { method: 'POST', path: op.path, headers: headers(), body: valid },
       { method: 'POST', path: op.path, headers: headers(tokens['full_access']), body: JSON.stringify(baseBody(op, UNKNOWN_ID)) },
       { method: 'POST', path: op.path, headers: headers(tokens['full_access']), body: '{}' },
+      { method: 'POST', path: op.path, headers: headers(tokens['full_access']), body: valid },
     ];
   });
 }
@@ -113,14 +117,24 @@ describe('the validation proxy in front of the faithful mock', () => {
     const { proxy, url } = await proxyTo(mock.url);
     try {
       const responses = await sendAll(url, smokeSet('proxy-faithful'));
-      expect(responses.map((r) => r.status)).toEqual([200, 403, 401, 404, 400, 200, 403, 401, 404, 400]);
+      expect(responses.map((r) => r.status)).toEqual([200, 403, 401, 404, 400, 200, 200, 403, 401, 404, 400, 200]);
       for (const r of responses) expect(r.headers[VIOLATIONS_HEADER.toLowerCase()]).toBeUndefined();
       const summary = proxy.log.summary('', 0);
-      expect(summary).toMatchObject({ exchanges: 10, checked: 10, broken: 0, violations: 0 });
+      expect(summary).toMatchObject({ exchanges: 12, checked: 12, broken: 0, violations: 0 });
       for (const op of operationModels()) {
         const rules = summary.operations[op.operationId]?.rules ?? {};
-        for (const rule of ['spec.status', 'spec.schema', 'answer.token', 'answer.read-only', 'answer.missing-fields', 'answer.record', 'state']) expect(rules, `${op.operationId} ${rule}`).toHaveProperty(rule);
+        for (const rule of ['spec.status', 'spec.schema', 'answer.token', 'answer.read-only', 'answer.missing-fields', 'answer.record', 'state', 'agreement', 'left-alone']) expect(rules, `${op.operationId} ${rule}`).toHaveProperty(rule);
+        // The coverage of the traffic: the documented statuses seen, the fields and values sent, the rules run.
+        const coverage = summary.coverage.operations[op.operationId];
+        expect(coverage?.exchanges).toBe(6);
+        expect(coverage?.statuses.seen).toEqual({ '200': 2, '400': 1, '401': 1, '403': 1, '404': 1 });
+        expect(coverage?.statuses.unseen).toEqual(['405', '406', '413', '415', '500']);
+        expect(coverage?.request_fields.unsent).toEqual([]);
+        expect(coverage?.rules['left-alone']).toEqual({ run: 1, skipped: { [`the first answer for this ${op.group.replace(/s$/, '')} (nothing earlier to compare with)`]: 1 } });
+        expect(coverage?.response_fields.non_null).toContain('Person.full_name');
+        expect(summary.coverage.summary.find((line) => line.startsWith(`${op.operationId}: `))).toMatch(new RegExp(`^${op.operationId}: 6 exchanges; statuses 5/10 \\(never 405 406 413 415 500\\); response fields \\d+/\\d+ non-null`));
       }
+      expect(proxy.junit()).toMatch(/<system-out>coverage of the traffic: closeGoal: 6 exchanges; statuses 5\/10 \(never 405 406 413 415 500\)/);
     } finally {
       await proxy.close();
     }
@@ -421,12 +435,12 @@ describe('npm run proxy', () => {
       child.kill('SIGTERM');
       const { code, stdout } = await child.exited;
       expect(code, stdout).toBe(0);
-      expect(stdout).toMatch(/^SIGTERM: 10 exchanges checked, 2 broke the contract \(2 violations, \d+ warnings\); JUnit report: /m);
+      expect(stdout).toMatch(/^SIGTERM: 12 exchanges checked, 2 broke the contract \(2 violations, \d+ warnings\); JUnit report: /m);
       noToken(stdout);
       const xml = readFileSync(report, 'utf8');
-      expect(xml).toMatch(/<testsuites name="contract proxy → http:\/\/127\.0\.0\.1:\d+" tests="26" failures="2"/);
+      expect(xml).toMatch(/<testsuites name="contract proxy → http:\/\/127\.0\.0\.1:\d+" tests="30" failures="2"/);
       for (const op of operationModels()) {
-        expect(xml).toContain(`<testsuite name="${op.operationId}" tests="13" failures="1"`);
+        expect(xml).toContain(`<testsuite name="${op.operationId}" tests="15" failures="1"`);
         expect(xml).toMatch(new RegExp(`<testcase classname="${op.operationId}" name="answer\\.read-only: [^"]*" time="0">\\s*<failure message="1 of 1 exchanges broke it">`));
       }
       noToken(xml);

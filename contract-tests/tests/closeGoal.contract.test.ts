@@ -2,11 +2,10 @@
 // RULES.md#close-response). On this package's mock each test starts from the seed.
 import { beforeEach, describe, it } from 'vitest';
 import { one, success } from '../lib/expected.ts';
-import { contract, target } from '../lib/harness.ts';
+import { contract, resetTarget } from '../lib/harness.ts';
 import { operationModel } from '../lib/operations.ts';
 import { build } from '../lib/requests.ts';
 import { closeRules } from '../lib/rules.ts';
-import { resetMock } from '../lib/target.ts';
 import { violation } from '../lib/violations.ts';
 
 const op = operationModel('closeGoal');
@@ -14,7 +13,7 @@ const full = { persona: 'full_access' } as const;
 
 describe('closeGoal', () => {
   describe('state', () => {
-    beforeEach(() => resetMock(target()));
+    beforeEach(() => resetTarget());
 
     it('Closing an open goal as achieved closes it: is_closed true, closed_at now, status "achieved", success true (RULES.md#decision-3)', async (ctx) => {
       const c = contract(ctx);

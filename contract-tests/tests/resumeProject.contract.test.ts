@@ -3,17 +3,16 @@
 // whatever the records' state, because resume has no precondition.
 import { beforeEach, describe, it } from 'vitest';
 import { one, success } from '../lib/expected.ts';
-import { contract, target } from '../lib/harness.ts';
+import { contract, resetTarget } from '../lib/harness.ts';
 import { operationModel } from '../lib/operations.ts';
 import { build } from '../lib/requests.ts';
 import { resumeRules } from '../lib/rules.ts';
-import { resetMock } from '../lib/target.ts';
 
 const op = operationModel('resumeProject');
 
 describe('resumeProject', () => {
   describe('state', () => {
-    beforeEach(() => resetMock(target()));
+    beforeEach(() => resetTarget());
 
     it('Resuming a paused project makes it active, with success_status "nil" and closed_at null (RULES.md#decision-3)', async (ctx) => {
       const c = contract(ctx);

@@ -6,18 +6,17 @@
 import { beforeEach, describe, it } from 'vitest';
 import { RECORD_STORIES, personVariable, type RecordStory } from '../lib/env.ts';
 import { one, success } from '../lib/expected.ts';
-import { contract, target } from '../lib/harness.ts';
+import { contract, resetTarget } from '../lib/harness.ts';
 import { operationModels, PROFILES } from '../lib/operations.ts';
 import { baseBody } from '../lib/requests.ts';
 import { CALLER_FIELDS, STATE_RULES } from '../lib/rules.ts';
-import { resetMock } from '../lib/target.ts';
 
 for (const op of operationModels()) {
   const stories: ReadonlyArray<RecordStory> = RECORD_STORIES[op.group];
   const record = op.group.replace(/s$/, '');
   describe(op.operationId, () => {
     describe('state', () => {
-      beforeEach(() => resetMock(target()));
+      beforeEach(() => resetTarget());
 
       for (const story of stories) {
         for (const example of op.examples) {

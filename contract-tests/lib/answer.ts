@@ -1,0 +1,25 @@
+// The rules every 200 answer of a write is held to, whoever sent the request (a suite test, or live traffic through
+// the proxy): its fields agree with each other (agreement.ts), and what the write leaves alone is as the record's
+// previous answer showed it (memory.ts). Each run is counted in the coverage, a rule that could not run with why.
+import { agreementRules, serverDay } from './agreement.ts';
+import type { Coverage } from './coverage.ts';
+import type { RecordMemory } from './memory.ts';
+import type { OperationId } from './operations.ts';
+import type { Violation } from './violations.ts';
+
+export type AnswerContext = {
+  memory: RecordMemory;
+  coverage: Coverage;
+  /** Whose view of the records this is: the caller and the mock session (a record's permissions are the caller's). */
+  scope: string;
+};
+
+/** The agreement and left-alone rules on a 200 answer's parsed body; `headers` give the server's day (Date). */
+export function answerRules(operationId: OperationId, headers: Readonly<Record<string, string | undefined>>, json: unknown, context: AnswerContext): Violation[] {
+  const { memory, coverage, scope } = context;
+  const agreement = agreementRules(json, serverDay(headers));
+  coverage.rule(operationId, 'agreement');
+  const left = memory.observe(scope, operationId, json);
+  coverage.rule(operationId, 'left-alone', left.skipped);
+  return [...agreement, ...left.violations];
+}

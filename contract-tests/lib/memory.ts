@@ -1,0 +1,126 @@
+// What a write leaves alone (RULES.md#left-alone): every answer of a write is compared with the same record's
+// previous answer, and every field the operation does not change (rules.ts WRITES), nested records included, must be
+// as it was. A nested record that was itself written in between (a project's goal closed, a goal's project resumed)
+// may differ in what its own write changes. The memory is per scope (the caller and the mock session: a record's
+// permissions and notifications are the caller's) and bounded (the oldest record is forgotten first).
+import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
+import { decodeId } from './ids.ts';
+import type { OperationId } from './operations.ts';
+import { WRITES } from './rules.ts';
+import { violation, type Violation } from './violations.ts';
+
+/** The fields each record type's write may change, by `__typename`. */
+const CHANGES_OF_TYPE: ReadonlyMap<string, ReadonlySet<string>> = new Map(Object.values(WRITES).map((w) => [w.record, new Set<string>(w.changes)]));
+const NOTHING: ReadonlySet<string> = new Set();
+/** At most this many changed fields are reported for one answer (the rest are counted). */
+const REPORTED = 8;
+
+type Path = Array<string | number>;
+type Remembered = { seq: number; record: JsonObject };
+
+/** What `observe` found: the violations, or why the rule could not run on this answer. */
+export type Observed = { violations: Violation[]; skipped?: string };
+
+const shown = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? 'absent';
+  return text.length > 120 ? `${text.slice(0, 117)}…` : text;
+};
+
+function uuidOf(record: unknown): string | undefined {
+  if (!isObject(record) || typeof record['id'] !== 'string') return undefined;
+  const decoded = decodeId(record['id']);
+  return decoded.kind === 'uuid' ? decoded.uuid : undefined;
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => sameJson(item, b[i]));
+  if (!isObject(a) || !isObject(b) || Array.isArray(a) || Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
+}
+
+export class RecordMemory {
+  readonly capacity: number;
+  #seq = 0;
+  /** scope + record UUID → its last answer. A Map keeps insertion order: the first key is the oldest. */
+  readonly #answers = new Map<string, Remembered>();
+  /** scope + record UUID → the sequence number of the last write seen to it. */
+  readonly #writes = new Map<string, number>();
+
+  constructor(capacity = 1000) {
+    this.capacity = capacity;
+  }
+
+  /**
+   * Checks a 200 answer of a write against the previous answer of the same record in the same scope, then remembers
+   * it. `body` is the parsed answer (`{"project": …}`); a body without the record is not judged here.
+   */
+  observe(scope: string, operationId: OperationId, body: unknown): Observed {
+    const write = WRITES[operationId];
+    const record = isObject(body) ? body[write.record] : undefined;
+    const uuid = uuidOf(record);
+    if (!isObject(record) || uuid === undefined) return { violations: [], skipped: `the answer has no ${write.record} with an id` };
+    const key = `${scope}\u0000${uuid}`;
+    const seq = ++this.#seq;
+    this.#remember(this.#writes, key, seq);
+    const previous = this.#answers.get(key);
+    this.#remember(this.#answers, key, { seq, record });
+    if (!previous) return { violations: [], skipped: `the first answer for this ${write.record} (nothing earlier to compare with)` };
+
+    const found: Array<{ at: Path; before: unknown; after: unknown }> = [];
+    const writtenSince = (nested: unknown): boolean => {
+      const id = uuidOf(nested);
+      return id !== undefined && (this.#writes.get(`${scope}\u0000${id}`) ?? 0) > previous.seq;
+    };
+    const compare = (before: unknown, after: unknown, at: Path, allowed: ReadonlySet<string>): void => {
+      if (sameJson(before, after)) return;
+      if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
+        before.forEach((item, i) => compare(item, after[i], [...at, i], NOTHING));
+        return;
+      }
+      if (isObject(before) && isObject(after) && !Array.isArray(before) && !Array.isArray(after)) {
+        let mayChange = allowed;
+        const type = after['__typename'];
+        if (at.length > 3 && typeof type === 'string' && uuidOf(before) === uuidOf(after) && writtenSince(after)) mayChange = CHANGES_OF_TYPE.get(type) ?? NOTHING;
+        for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {
+          if (!mayChange.has(field)) compare(before[field], after[field], [...at, field], NOTHING);
+        }
+        return;
+      }
+      found.push({ at, before, after });
+    };
+    compare(previous.record, record, ['response', 'body', write.record], new Set(write.changes));
+    const what = operationId === 'resumeProject' ? 'resume' : 'close';
+    const violations = found.slice(0, REPORTED).map(({ at, before, after }) =>
+      violation(at, 'left-alone', `${what} changes only ${write.changes.join(', ')} of the ${write.record} (and, in a nested record written since, what that write changes; RULES.md#left-alone), but this field was ${shown(before)} in the previous answer for the same ${write.record} and is ${shown(after)} now`),
+    );
+    if (found.length > REPORTED) violations.push(violation(['response', 'body', write.record], 'left-alone', `and ${found.length - REPORTED} more fields changed that ${what} leaves alone (RULES.md#left-alone)`));
+    return { violations };
+  }
+
+  /**
+   * Forgets what the scopes that start with `prefix` (or all) remember: the records may have changed in a way this
+   * memory did not see (a mock reset).
+   */
+  forget(prefix?: string): void {
+    for (const map of [this.#answers, this.#writes]) {
+      if (prefix === undefined) map.clear();
+      else for (const key of map.keys()) if (key.startsWith(prefix)) map.delete(key);
+    }
+  }
+
+  /** How many records are remembered. */
+  get size(): number {
+    return this.#answers.size;
+  }
+
+  #remember<V>(map: Map<string, V>, key: string, value: V): void {
+    map.delete(key);
+    map.set(key, value);
+    if (map.size > this.capacity) {
+      const oldest = map.keys().next().value;
+      if (oldest !== undefined) map.delete(oldest);
+    }
+  }
+}
