@@ -41,6 +41,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/records/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show a project or goal as a write would answer it
+         * @description The project or goal with this id (any form the API accepts: slug id, bare short id, UUID), exactly as `projects/resume` or `goals/close` would answer it now for the persona `as`, without writing anything: the record before a write, to compare a write's answer with. The contract suite reads it before the first write to a record, so what a write must leave alone is compared from the start (RULES.md#left-alone).
+         */
+        get: operations["getRecord"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/reset": {
         parameters: {
             query?: never;
@@ -125,6 +145,13 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A record as its operation's 200 answer shows it: `{"project": …}` as `projects/resume` answers, or `{"goal": …}` as `goals/close` answers (the API's `Project` and `Goal` schemas, in generated/openapi.json). */
+        RecordView: {
+            /** @description The project, as `projects/resume` answers it (the API's `Project`). */
+            project?: Record<string, never>;
+            /** @description The goal, as `goals/close` answers it (the API's `Goal`). */
+            goal?: Record<string, never>;
+        };
         /** @description What a caller needs to use the seed. */
         Fixtures: {
             /** @description The session the ids were read from. */
@@ -377,6 +404,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["State"];
+                };
+            };
+            400: components["responses"]["ControlError"];
+            500: components["responses"]["ControlFailed"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    getRecord: {
+        parameters: {
+            query?: {
+                /** @description The persona whose view to show (a key of the fixtures' `tokens`); default `full_access`. */
+                as?: string;
+            };
+            header?: {
+                /** @description The session whose state to use (1 to 64 of `A-Z a-z 0-9 . _ : -`); without it, the `default` session. */
+                "X-Mock-Session"?: components["parameters"]["Session"];
+            };
+            path: {
+                /** @description The record's id, in any form the API accepts. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operation's 200 answer for this record, `{"project": …}` or `{"goal": …}` (the API's schemas). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordView"];
                 };
             };
             400: components["responses"]["ControlError"];

@@ -5,11 +5,13 @@
 import { inject, type TestContext } from 'vitest';
 import type {} from './context.ts';
 import { answerRules } from './answer.ts';
+import { isObject } from '../../spec/lib/openapi.ts';
 import { createClient, RequestTimeout, TransportError, type ApiRequest, type ApiResponse, type Client } from './client.ts';
 import { checkResponse, mediaTypeOf } from './conformance.ts';
 import { PERSONAS, recordVariable, tokenVariable, type Persona, type RecordGroup, type RecordStory } from './env.ts';
 import { Coverage } from './coverage.ts';
 import { compare, type Expectation } from './expected.ts';
+import { decodeId } from './ids.ts';
 import { RecordMemory } from './memory.ts';
 import type { OperationModel } from './operations.ts';
 import { CALLER_FIELDS } from './rules.ts';
@@ -134,8 +136,31 @@ export function contract(ctx: TestContext): Contract {
     if (warnings.length > 0) ctx.task.meta.contractWarnings = [...(ctx.task.meta.contractWarnings ?? []), ...warnings];
   };
 
+  const scopeOf = (built: ApiRequest): string => `${t.mockSession ?? ''} ${JSON.stringify(built.headers['authorization'] ?? null)}`;
+
+  /**
+   * On this package's mock, before the first write to a record this run has no answer for: the record as the write
+   * would answer it, without writing (GET /__mock/records/{id}), so that the write's own answer is compared with it.
+   */
+  const readBaseline = async (request: Send, built: ApiRequest): Promise<void> => {
+    const auth = request.auth;
+    if (!t.mock || request.outsideSpec || !isObject(request.body) || !auth || !('persona' in auth) || auth.persona !== 'full_access') return;
+    const id = request.body[request.op.targetField];
+    const scope = scopeOf(built);
+    if (typeof id !== 'string' || decodeId(id).kind !== 'uuid' || memory.knows(scope, id)) return;
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (t.mockSession) headers[MOCK_SESSION_HEADER] = t.mockSession;
+    try {
+      const view = await t.client.send({ method: 'GET', path: `/__mock/records/${encodeURIComponent(id)}`, headers });
+      if (view.status === 200) memory.baseline(scope, JSON.parse(view.text));
+    } catch {
+      // No baseline: the record's first answer is compared from the next write on.
+    }
+  };
+
   const send = async (request: Send): Promise<Exchange> => {
     const built = build(request);
+    await readBaseline(request, built);
     let response: ApiResponse;
     try {
       response = await t.client.send(built);
@@ -155,10 +180,7 @@ export function contract(ctx: TestContext): Contract {
     const violations = checkResponse(operationId, response);
     coverage.exchange(operationId, built.body, response.status, json);
     coverage.rule(operationId, 'spec');
-    if (response.status === 200) {
-      const scope = `${t.mockSession ?? ''} ${JSON.stringify(built.headers['authorization'] ?? null)}`;
-      violations.push(...answerRules(operationId, response.headers, json, { memory, coverage, scope }));
-    }
+    if (response.status === 200) violations.push(...answerRules(operationId, response.headers, json, { memory, coverage, scope: scopeOf(built) }));
     return { request: built, response, violations, json };
   };
 

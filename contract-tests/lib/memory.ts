@@ -52,6 +52,25 @@ export class RecordMemory {
     this.capacity = capacity;
   }
 
+  /** Whether a record (any id form) has an answer remembered in a scope. */
+  knows(scope: string, id: string): boolean {
+    const decoded = decodeId(id);
+    return decoded.kind === 'uuid' && this.#answers.has(`${scope}\u0000${decoded.uuid}`);
+  }
+
+  /**
+   * Remembers a record as it is before any write seen here (the mock's `GET /__mock/records/{id}`: the answer a write
+   * would give, without writing), so that the first write's answer is compared too. Nothing is checked.
+   */
+  baseline(scope: string, body: unknown): void {
+    if (!isObject(body)) return;
+    for (const { record: key } of Object.values(WRITES)) {
+      const record = body[key];
+      const uuid = uuidOf(record);
+      if (isObject(record) && uuid !== undefined) this.#remember(this.#answers, `${scope}\u0000${uuid}`, { seq: ++this.#seq, record });
+    }
+  }
+
   /**
    * Checks a 200 answer of a write against the previous answer of the same record in the same scope, then remembers
    * it. `body` is the parsed answer (`{"project": …}`); a body without the record is not judged here.
@@ -83,7 +102,9 @@ export class RecordMemory {
         let mayChange = allowed;
         const type = after['__typename'];
         if (at.length > 3 && typeof type === 'string' && uuidOf(before) === uuidOf(after) && writtenSince(after)) mayChange = CHANGES_OF_TYPE.get(type) ?? NOTHING;
-        for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {
+        // A field that appears is the schema rules' to judge (an additive field is a warning there); one that
+        // changes or disappears is this rule's.
+        for (const field of Object.keys(before)) {
           if (!mayChange.has(field)) compare(before[field], after[field], [...at, field], NOTHING);
         }
         return;

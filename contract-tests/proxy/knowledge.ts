@@ -118,6 +118,11 @@ export class TokenKnowledge implements Knowledge {
     return Object.entries(this.#records[group]).find(([, known]) => sameRecord(known, id))?.[0];
   }
 
+  /** The fixture records the file named (the mock's fixtures document), every id of every group. */
+  get recordIds(): string[] {
+    return Object.values(this.#records).flatMap((group) => Object.values(group));
+  }
+
   /** The person id a persona acts as, when the file gave it (the caller of a write). */
   person(persona: Persona): string | undefined {
     return this.#people[persona];

@@ -114,6 +114,53 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
   const log = new ViolationLog(options.capacity ?? DEFAULT_CAPACITY);
   /** Each record's last answer per caller and mock session, for the left-alone rule. */
   const memory = new RecordMemory();
+  const operationPaths: ReadonlySet<string> = new Set(operationModels().map((o) => o.path));
+  /** Scopes whose fixture records were read from the mock before their first write; false: the target is no mock. */
+  const baselined = new Set<string>();
+  let mockTarget = true;
+
+  /**
+   * When the --tokens file is the mock's fixtures document (the target is this package's mock), before the first
+   * write of a caller in a session: each fixture record as the write would answer it (GET /__mock/records/{id}?as=…,
+   * nothing written), so that what the first write leaves alone is compared too. Against another target: nothing.
+   */
+  async function readBaselines(req: IncomingMessage, pathname: string): Promise<void> {
+    if (!mockTarget || req.method !== 'POST' || !operationPaths.has(pathname)) return;
+    const ids = knowledge.recordIds;
+    const token = tokenOf(typeof req.headers.authorization === 'string' ? req.headers.authorization : undefined);
+    const persona = token === undefined ? undefined : knowledge.who(token)?.persona;
+    if (ids.length === 0 || persona === undefined) return;
+    const session = typeof req.headers['x-mock-session'] === 'string' ? req.headers['x-mock-session'] : '';
+    const scope = `${session} ${knowledge.scope(token)}`;
+    if (baselined.has(scope)) return;
+    baselined.add(scope);
+    await Promise.all(
+      ids.map(
+        (id) =>
+          new Promise<void>((resolve) => {
+            const headers: Record<string, string> = { host: target.host, accept: 'application/json', ...(session ? { 'x-mock-session': session } : {}) };
+            const view = send({ host: target.hostname, port: target.port, method: 'GET', path: `${prefix}/__mock/records/${encodeURIComponent(id)}?as=${persona}`, headers, agent, setHost: false }, (res) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (chunk: Buffer) => chunks.push(chunk));
+              res.on('end', () => {
+                if (res.statusCode === 200) {
+                  try {
+                    memory.baseline(scope, JSON.parse(Buffer.concat(chunks).toString('utf8')));
+                  } catch {
+                    // Not the mock's answer: no baseline.
+                  }
+                } else if (res.statusCode === 404) mockTarget = false;
+                resolve();
+              });
+              res.on('error', () => resolve());
+            });
+            view.setTimeout(timeoutMs, () => view.destroy());
+            view.on('error', () => resolve());
+            view.end();
+          }),
+      ),
+    );
+  }
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const origin = `${target.origin}${prefix}`;
@@ -232,6 +279,7 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
       log.reset();
       knowledge.forget();
       memory.forget();
+      baselined.clear();
       sendJson(res, 200, { reset: true });
     } else if (['/__proxy/violations', '/__proxy/summary', '/__proxy/reset'].includes(url.pathname.replace(/\/+$/, ''))) {
       sendJson(res, 405, { error: 'Method not allowed', message: `${route} is not a proxy endpoint; use GET /__proxy/violations, GET /__proxy/summary or POST /__proxy/reset` });
@@ -415,9 +463,12 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
     // A mock control that changes state (a reset, a new fixture) changes records unseen: their last answers go.
     if (url.pathname.startsWith('/__mock/') && req.method !== 'GET' && req.method !== 'HEAD') {
       const session = req.headers['x-mock-session'];
-      memory.forget(`${typeof session === 'string' ? session : ''} `);
+      const prefixOfSession = `${typeof session === 'string' ? session : ''} `;
+      memory.forget(prefixOfSession);
+      for (const scope of baselined) if (scope.startsWith(prefixOfSession)) baselined.delete(scope);
     }
-    forward(req, res);
+    // The request waits (its body unread, so the client is held back by TCP) while the baselines are read.
+    void readBaselines(req, url.pathname).then(() => forward(req, res));
   });
   server.keepAliveTimeout = 65_000;
 

@@ -401,10 +401,11 @@ export const cases: Case[] = [
       },
     ],
   },
-  // What a write must leave alone: each fault changes a field the write does not change, differently on every answer
-  // (a counter kept by the fault), top-level and nested, for both operations.
+  // What a write must leave alone: each fault changes a field the write does not change, top-level and nested, for
+  // both operations: differently on every answer (a counter kept by the fault), or the same way every time (seen
+  // against the record as it was before the first write: the mock's GET /__mock/records/{id}).
   {
-    name: 'left alone: inserted_at, a milestone, the champion, a target and the description change on every write',
+    name: 'left alone: inserted_at, a milestone, is_pinned, the champion, a target, a checklist item and the description change on writes',
     exit: 1,
     faults: [
       {
@@ -452,6 +453,25 @@ export const cases: Case[] = [
           });
         },
         expect: [/response\.body\.goal\.targets\[0\]\.value {2}close changes only/],
+      },
+      {
+        name: 'is_pinned set by every resume',
+        fault: () =>
+          on200((body) => {
+            const project = entity(body, 'project');
+            if (project['is_pinned'] === false) project['is_pinned'] = true;
+          }),
+        expect: [/response\.body\.project\.is_pinned {2}resume changes only .* but this field was false in the previous answer for the same project and is true now/],
+      },
+      {
+        name: 'a checklist item renamed by every close',
+        fault: () =>
+          on200((body) => {
+            const checklist = entity(body, 'goal')['checklist'];
+            const first: unknown = Array.isArray(checklist) ? checklist[0] : undefined;
+            if (isObject(first)) first['name'] = 'Renamed by the close';
+          }),
+        expect: [/response\.body\.goal\.checklist\[0\]\.name {2}close changes only .* and is "Renamed by the close" now/],
       },
       {
         name: 'the description rewritten',

@@ -130,7 +130,8 @@ describe('the validation proxy in front of the faithful mock', () => {
         expect(coverage?.statuses.seen).toEqual({ '200': 2, '400': 1, '401': 1, '403': 1, '404': 1 });
         expect(coverage?.statuses.unseen).toEqual(['405', '406', '413', '415', '500']);
         expect(coverage?.request_fields.unsent).toEqual([]);
-        expect(coverage?.rules['left-alone']).toEqual({ run: 1, skipped: { [`the first answer for this ${op.group.replace(/s$/, '')} (nothing earlier to compare with)`]: 1 } });
+        // The --tokens file is the mock's fixtures: the records were read before the first write, so both writes compare.
+        expect(coverage?.rules['left-alone']).toEqual({ run: 2, skipped: {} });
         expect(coverage?.response_fields.non_null).toContain('Person.full_name');
         expect(summary.coverage.summary.find((line) => line.startsWith(`${op.operationId}: `))).toMatch(new RegExp(`^${op.operationId}: 6 exchanges; statuses 5/10 \\(never 405 406 413 415 500\\); response fields \\d+/\\d+ non-null`));
       }

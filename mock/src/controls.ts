@@ -3,11 +3,12 @@
 // request goes on to the API, which answers production's 404).
 import type { components as Control } from '../../generated/mock-control.ts';
 import * as errors from './errors.ts';
-import { slugId } from './ids.ts';
+import { decodeId, slugId } from './ids.ts';
 import type { Framed } from './reply.ts';
 import { DEFAULT_SESSION, REQUEST_JOURNAL_LIMIT, SESSION_NAME, StoreUnavailable, type Sessions } from './sessions.ts';
-import type { Fixtures, Seed, State } from './state.ts';
+import { PERSONAS, type Fixtures, type Seed, type State } from './state.ts';
 import type { Store, WriteEvent } from './store.ts';
+import { goalView, projectView } from './views.ts';
 
 type Named = { uuid: string; name?: string; full_name?: string };
 
@@ -87,24 +88,63 @@ function single(query: URLSearchParams, name: string): string | undefined | null
 
 // Routes match as Express's did: any case, with or without a trailing slash; a GET route answers HEAD too.
 const ROUTE = /^\/__mock\/(fixtures|state|sessions|reset|requests|events)\/?$/i;
+const RECORD_ROUTE = /^\/__mock\/records\/([^/]+)\/?$/i;
+
+function isPersona(value: string): value is (typeof PERSONAS)[number] {
+  return PERSONAS.some((p) => p === value);
+}
+
+/**
+ * A project or goal as its operation's 200 answer would show it now to a persona (`as`, default full_access), without
+ * writing: the record before a write, for a client (the contract suite's left-alone rule) to compare answers with.
+ */
+function recordView(store: Store, seed: Seed, now: Date, id: string, as: string): { status: number; body: unknown } {
+  if (!isPersona(as)) return { status: 400, body: errors.MOCK_CONTROL_ERROR(`as must be a persona of the fixtures (${PERSONAS.join(', ')}), got "${as.slice(0, 80)}"`).body };
+  const caller = seed.fixtures.people[as];
+  if (caller === undefined) return { status: 400, body: errors.MOCK_CONTROL_ERROR(`the seed names no person for ${as}`).body };
+  const decoded = decodeId(id);
+  const uuid = decoded.kind === 'uuid' ? decoded.uuid : undefined;
+  const { state } = store;
+  const project = state.projects.find((p) => p.uuid === uuid);
+  if (project) return { status: 200, body: { project: projectView(state, now, project, caller, { nestGoal: true }) } };
+  const goal = state.goals.find((g) => g.uuid === uuid);
+  if (goal) return { status: 200, body: { goal: goalView(state, now, goal, caller, { nestProjects: true }) } };
+  return { status: 400, body: errors.MOCK_CONTROL_ERROR(`no project or goal of this session has the id "${id.slice(0, 100)}"`).body };
+}
 
 /**
  * A control request's answer; a shared store that cannot be reached is the mock's 503 (MOCK_STORE_UNAVAILABLE), and
  * any other failure the mock's JSON 500 (MOCK_CONTROL_FAILED), never a framework's error page.
  */
-export async function control(request: ControlRequest, seed: Seed, sessions: Sessions): Promise<Framed | undefined> {
+export async function control(request: ControlRequest, seed: Seed, sessions: Sessions, now: () => Date): Promise<Framed | undefined> {
   try {
-    return await answerControl(request, seed, sessions);
+    return await answerControl(request, seed, sessions, now);
   } catch (error) {
     const reply = error instanceof StoreUnavailable ? errors.MOCK_STORE_UNAVAILABLE(error.message) : errors.MOCK_CONTROL_FAILED(`${request.method} ${request.pathname.slice(0, 100)}`, error);
     return json(reply.status, reply.body);
   }
 }
 
-async function answerControl(request: ControlRequest, seed: Seed, sessions: Sessions): Promise<Framed | undefined> {
+async function answerControl(request: ControlRequest, seed: Seed, sessions: Sessions, now: () => Date): Promise<Framed | undefined> {
+  const isGet = request.method === 'GET' || request.method === 'HEAD';
+  const record = RECORD_ROUTE.exec(request.pathname)?.[1];
+  if (record !== undefined) {
+    if (!isGet) return undefined;
+    const name = sessionName(request.header('x-mock-session'));
+    if (!name.ok) return bad(name.message);
+    const as = single(request.query, 'as');
+    if (as === null) return bad('as is given more than once');
+    let id: string;
+    try {
+      id = decodeURIComponent(record);
+    } catch {
+      return bad(`the id "${record.slice(0, 100)}" is not a valid URL path segment`);
+    }
+    const answer = await sessions.read(name.name, (store) => recordView(store, seed, now(), id, as ?? 'full_access'));
+    return json(answer.status, answer.body);
+  }
   const route = ROUTE.exec(request.pathname)?.[1]?.toLowerCase();
   if (route === undefined) return undefined;
-  const isGet = request.method === 'GET' || request.method === 'HEAD';
   if (route === 'reset' ? request.method !== 'POST' : !isGet) return undefined;
   if (route === 'sessions') return json(200, { sessions: await sessions.list() });
   if (route === 'reset' && single(request.query, 'all') === 'true') {

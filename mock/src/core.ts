@@ -140,7 +140,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
         const refused = crossOrigin(method, url.pathname, origin);
         return { status: refused.status, headers: [['content-type', 'application/json; charset=utf-8']], body: JSON.stringify(refused.body) };
       }
-      const answered = await control({ method, pathname: url.pathname, query: url.searchParams, header: request.header }, seed, sessions);
+      const answered = await control({ method, pathname: url.pathname, query: url.searchParams, header: request.header }, seed, sessions, now);
       if (answered) return { ...answered, headers: [...allowed.headers, ...answered.headers] };
     }
 

@@ -242,9 +242,10 @@ describe('the control endpoints keep their own OpenAPI document (mock/openapi.ya
     await mock.post(CLOSE, { goal_id: mock.fixtures.goals['open'], success: 'yes', retrospective: doc('Done.'), success_status: 'achieved' }, token('full_access'), session);
     await mock.post(RESUME, resumeBody(), token('full_access'), session);
     const operations = listOperations(document);
-    expect(operations.map((o) => o.operationId).sort()).toEqual(['getFixtures', 'getState', 'listEvents', 'listRequests', 'listSessions', 'reset']);
+    expect(operations.map((o) => o.operationId).sort()).toEqual(['getFixtures', 'getRecord', 'getState', 'listEvents', 'listRequests', 'listSessions', 'reset']);
     for (const operation of operations) {
-      const response = await mock.send({ method: operation.method.toUpperCase(), path: operation.path, headers: session });
+      const path = operation.path.replace('{id}', mock.fixtures.goals['open'] ?? '');
+      const response = await mock.send({ method: operation.method.toUpperCase(), path, headers: session });
       expect(response.status, operation.path).toBe(200);
       const pointer = responseSchemaPointer(document, operation.pointer, 200, 'application/json');
       expect(formatErrors(validator.validate(pointer ?? '', response.json())), operation.path).toBe('');
@@ -252,6 +253,35 @@ describe('the control endpoints keep their own OpenAPI document (mock/openapi.ya
     const bad = await mock.send({ method: 'GET', path: '/__mock/events?since=nope', headers: session });
     const errorPointer = responseSchemaPointer(document, operations.find((o) => o.operationId === 'listEvents')?.pointer ?? '', 400, 'application/json');
     expect(formatErrors(validator.validate(errorPointer ?? '', bad.json()))).toBe('');
+  });
+});
+
+describe('GET /__mock/records/{id}: a record as its write would answer it, without writing', () => {
+  it("answers the operation's 200 body for the record now, for a persona, in any id form; writes nothing", async () => {
+    const session = { 'x-mock-session': 'record-view' };
+    const goal = mock.fixtures.goals['open'] ?? '';
+    const before = await mock.send({ method: 'GET', path: '/__mock/state', headers: session });
+    const view = await mock.send({ method: 'GET', path: `/__mock/records/${goal}`, headers: session });
+    expect(view.status).toBe(200);
+    expect(Object.keys(view.json() as object)).toEqual(['goal']);
+    expect((await mock.send({ method: 'GET', path: '/__mock/state', headers: session })).text).toBe(before.text);
+    // The close's answer differs from the view before it only in what close changes.
+    const closed = await mock.post(CLOSE, { goal_id: goal, success: 'yes', retrospective: doc('Done.'), success_status: 'achieved' }, token('full_access'), session);
+    const after = await mock.send({ method: 'GET', path: `/__mock/records/${goal.slice(goal.lastIndexOf('-') + 1)}`, headers: session });
+    expect(after.json()).toEqual(closed.json());
+    const asCommenter = await mock.send({ method: 'GET', path: `/__mock/records/${goal}?as=comment_only`, headers: session });
+    const permissions = (asCommenter.json() as { goal: { permissions: { can_edit: boolean } } }).goal.permissions;
+    expect(permissions.can_edit).toBe(false);
+    const project = mock.fixtures.projects['paused'] ?? '';
+    expect(Object.keys((await mock.send({ method: 'GET', path: `/__mock/records/${project}`, headers: session })).json() as object)).toEqual(['project']);
+  });
+
+  it('refuses an unknown record or persona with the control error', async () => {
+    const unknown = await mock.send({ method: 'GET', path: '/__mock/records/no-such-record-DoesNotExist0000000000' });
+    expect([unknown.status, unknown.json()]).toEqual([400, { error: 'Mock control error', message: 'no project or goal of this session has the id "no-such-record-DoesNotExist0000000000"' }]);
+    const persona = await mock.send({ method: 'GET', path: `/__mock/records/${mock.fixtures.goals['open'] ?? ''}?as=admin` });
+    expect(persona.status).toBe(400);
+    expect(persona.json()).toMatchObject({ message: expect.stringMatching(/^as must be a persona of the fixtures \(full_access, read_only, comment_only, no_access, suspended\), got "admin"$/) });
   });
 });
 
