@@ -63,7 +63,7 @@ export function buildDocs(output: string = DOCS_PAGE): string {
   }
 
   // The try-it panels load after the reference: the script is the page's last element and waits for `load`.
-  const html = readFileSync(output, 'utf8').replace(REMOTE_IMAGES, BADGE).replace('</head>', `${WRAP_CODE}</head>`).replace(/<\/body>(?![^]*<\/body>)/, `<script>${tryItScript()}</script></body>`);
+  const html = readFileSync(output, 'utf8').replace(REMOTE_IMAGES, BADGE).replace('</head>', `${WRAP_CODE}</head>`).replace(/<\/body>(?![\s\S]*<\/body>)/, `<script>${tryItScript()}</script></body>`);
   writeFileSync(output, html);
 
   const operations = generateSamples(loadDocument()).map((s) => `${s.operationId} (${s.examples.length} examples)`);

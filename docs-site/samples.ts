@@ -167,6 +167,7 @@ function fetchSample(method: string, url: string, examples: NamedExample[]): str
       `// ${example.summary ?? example.key}`,
       `const response${i + 1} = await fetch(${tsString(url)}, {`,
       `  method: ${tsString(method.toUpperCase())},`,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the sample's own template literal, written out as text
       "  headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },",
       `  body: JSON.stringify(${tsLiteral(example.value, '  ', true)}),`,
       '});',

@@ -172,7 +172,7 @@ export function agreementRules(body: unknown, today: number): Violation[] {
   const out: Violation[] = [];
   const visit = (value: unknown, at: Path): void => {
     if (Array.isArray(value)) {
-      value.forEach((item, index) => visit(item, [...at, index]));
+      for (const [index, item] of value.entries()) visit(item, [...at, index]);
       return;
     }
     if (!isObject(value)) return;

@@ -104,7 +104,8 @@ export class Coverage {
         entry.requestFields[field.name] = (entry.requestFields[field.name] ?? 0) + 1;
         const value = sent[field.name];
         if (field.enumValues && typeof value === 'string' && field.enumValues.includes(value)) {
-          const values = (entry.enumValues[field.name] ??= {});
+          const values = entry.enumValues[field.name] ?? {};
+          entry.enumValues[field.name] = values;
           values[value] = (values[value] ?? 0) + 1;
         }
       }
@@ -120,7 +121,9 @@ export class Coverage {
       }
       if (!isObject(value)) return;
       for (const [property, child] of shape.properties) {
-        const tally = (entry.fields[`${shape.name}.${property}`] ??= [0, 0, 0]);
+        const key = `${shape.name}.${property}`;
+        const tally = entry.fields[key] ?? [0, 0, 0];
+        entry.fields[key] = tally;
         if (!Object.hasOwn(value, property)) tally[2]++;
         else if (value[property] === null) tally[1]++;
         else {
@@ -135,7 +138,8 @@ export class Coverage {
   /** A rule ran on an exchange, or could not (`skipped`: why). */
   rule(operationId: string, rule: string, skipped?: string): void {
     const entry = this.#of(operationId);
-    const tally = (entry.rules[rule] ??= { run: 0, skipped: {} });
+    const tally = entry.rules[rule] ?? { run: 0, skipped: {} };
+    entry.rules[rule] = tally;
     if (skipped === undefined) tally.run++;
     else tally.skipped[skipped] = (tally.skipped[skipped] ?? 0) + 1;
   }
@@ -148,15 +152,17 @@ export class Coverage {
       for (const [k, n] of Object.entries(from.statuses)) to.statuses[k] = (to.statuses[k] ?? 0) + n;
       for (const [k, n] of Object.entries(from.requestFields)) to.requestFields[k] = (to.requestFields[k] ?? 0) + n;
       for (const [k, t] of Object.entries(from.fields)) {
-        const mine = (to.fields[k] ??= [0, 0, 0]);
-        t.forEach((n, i) => (mine[i] = (mine[i] ?? 0) + n));
+        const mine = to.fields[k] ?? [0, 0, 0];
+        to.fields[k] = [mine[0] + t[0], mine[1] + t[1], mine[2] + t[2]];
       }
       for (const [field, values] of Object.entries(from.enumValues)) {
-        const mine = (to.enumValues[field] ??= {});
+        const mine = to.enumValues[field] ?? {};
+        to.enumValues[field] = mine;
         for (const [v, n] of Object.entries(values)) mine[v] = (mine[v] ?? 0) + n;
       }
       for (const [rule, tally] of Object.entries(from.rules)) {
-        const mine = (to.rules[rule] ??= { run: 0, skipped: {} });
+        const mine = to.rules[rule] ?? { run: 0, skipped: {} };
+        to.rules[rule] = mine;
         mine.run += tally.run;
         for (const [why, n] of Object.entries(tally.skipped)) mine.skipped[why] = (mine.skipped[why] ?? 0) + n;
       }

@@ -12,7 +12,7 @@ export const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie|set
 /** Query parameter names whose values are credentials. */
 const CREDENTIAL_PARAMETER = /^(access_token|token|api_key|apikey|key|auth|authorization|session|sessionid|password|secret|client_secret|id_token|refresh_token|sig|signature)$/i;
 
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The API's token shape, wherever it appears. */
 const TOKEN_LIKE = /opk_[A-Za-z0-9_-]{8,}/gi;
@@ -34,9 +34,9 @@ export function createMasker(secrets: Iterable<readonly [string, string]> = []):
   const rebuild = (): void => {
     const long = [...known.keys()].filter((s) => s.length >= 8).sort((a, b) => b.length - a.length);
     const short = [...known.keys()].filter((s) => s.length > 0 && s.length < 8);
-    const forms = long.flatMap((s) => [...new Set([s, encodeURIComponent(s)])].map(escape));
+    const forms = long.flatMap((s) => [...new Set([s, encodeURIComponent(s)])].map(escapeRegExp));
     pattern = forms.length > 0 ? new RegExp(forms.join('|'), 'gi') : undefined;
-    shortPattern = short.length > 0 ? new RegExp(`(?<![A-Za-z0-9_-])(?:${short.map(escape).join('|')})(?![A-Za-z0-9_-])`, 'g') : undefined;
+    shortPattern = short.length > 0 ? new RegExp(`(?<![A-Za-z0-9_-])(?:${short.map(escapeRegExp).join('|')})(?![A-Za-z0-9_-])`, 'g') : undefined;
   };
   const nameOf = (found: string): string => {
     for (const [secret, name] of known) if (secret.toLowerCase() === found.toLowerCase() || encodeURIComponent(secret).toLowerCase() === found.toLowerCase()) return name;

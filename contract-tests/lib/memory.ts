@@ -95,7 +95,7 @@ export class RecordMemory {
     const compare = (before: unknown, after: unknown, at: Path, allowed: ReadonlySet<string>): void => {
       if (sameJson(before, after)) return;
       if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
-        before.forEach((item, i) => compare(item, after[i], [...at, i], NOTHING));
+        for (const [i, item] of before.entries()) compare(item, after[i], [...at, i], NOTHING);
         return;
       }
       if (isObject(before) && isObject(after) && !Array.isArray(before) && !Array.isArray(after)) {

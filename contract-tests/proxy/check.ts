@@ -91,7 +91,9 @@ export function apiRequest(request: RawRequest, skip: ReadonlySet<string> = new 
   for (const [name, value] of request.headers) {
     const lower = name.toLowerCase();
     if (skip.has(lower)) continue;
-    (headers[lower] ??= []).push(value);
+    const values = headers[lower] ?? [];
+    headers[lower] = values;
+    values.push(value);
   }
   const out: ApiRequest = { method: request.method, path: request.url, headers: Object.fromEntries(Object.entries(headers).map(([n, v]) => [n, v.length === 1 ? (v[0] ?? '') : v])) };
   if (request.body !== undefined && request.body.length > 0) out.body = request.body;

@@ -85,7 +85,7 @@ function lowerJoined(pairs: ReadonlyArray<readonly [string, string]>): Record<st
   return out;
 }
 
-const flat = (pairs: ReadonlyArray<readonly [string, string]>): string[] => pairs.flatMap(([n, v]) => [n, v]);
+const flat = (pairs: ReadonlyArray<readonly [string, string]>): string[] => pairs.flat();
 
 function sendJson(res: ServerResponse, status: number, value: unknown): void {
   const body = `${JSON.stringify(value, null, 2)}\n`;

@@ -153,7 +153,9 @@ describe('npm run contract against a server that is not this API', () => {
     const address = server.address();
     return `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
   };
-  afterAll(() => servers.forEach((s) => s.close()));
+  afterAll(() => {
+    for (const s of servers) s.close();
+  });
 
   it.each([
     ['a web app that answers every request with an HTML page', 200, 'text/html; charset=utf-8', '<!doctype html><title>Sign in</title>', /^contract: CONTRACT_BASE_URL: http:\/\/127\.0\.0\.1:\d+ does not look like this API: it answered POST \/api\/external\/v1\/projects\/resume and POST \/api\/external\/v1\/goals\/close with an HTML page \(200\)/],

@@ -15,7 +15,13 @@ afterEach(async () => {
 
 function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; port: number }> {
   const server = createServer(handler);
-  opened.push({ close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) });
+  opened.push({
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as AddressInfo).port })));
 }
 
@@ -72,7 +78,11 @@ describe('backpressure', () => {
     let written = 0;
     const pump = (): void => {
       while (written < total && socket.write(chunk)) written += MB;
-      if (written < total) socket.once('drain', () => ((written += MB), pump()));
+      if (written < total)
+        socket.once('drain', () => {
+          written += MB;
+          pump();
+        });
     };
     pump();
     const accepted = await untilStalled(() => socket.bytesWritten, total);
@@ -91,7 +101,11 @@ describe('backpressure', () => {
         const chunk = Buffer.alloc(MB, 0x20);
         const pump = (): void => {
           while (sent < total && res.write(chunk)) sent += MB;
-          if (sent < total) res.once('drain', () => ((sent += MB), pump()));
+          if (sent < total)
+            res.once('drain', () => {
+              sent += MB;
+              pump();
+            });
         };
         pump();
       });
@@ -250,7 +264,11 @@ describe('an answer that never ends', () => {
       const chunk = Buffer.alloc(MB, 0x20);
       const pump = (): void => {
         while (!res.destroyed && res.write(chunk)) sent += MB;
-        if (!res.destroyed) res.once('drain', () => ((sent += MB), pump()));
+        if (!res.destroyed)
+          res.once('drain', () => {
+            sent += MB;
+            pump();
+          });
       };
       res.on('close', () => undefined);
       pump();

@@ -122,7 +122,7 @@ function panel(model: OperationModel): HTMLElement {
         try {
           const response = await fetch(url, { method: model.method, headers, body: body.value });
           const answerHeaders: Array<[string, string]> = [];
-          response.headers.forEach((value, name) => answerHeaders.push([name, value]));
+          for (const [name, value] of response.headers) answerHeaders.push([name, value]);
           show({ status: response.status, headers: answerHeaders, body: await response.text() }, curlLine(remoteBase.value, model, given ? '$API_TOKEN' : undefined, body.value));
         } catch (error) {
           out.replaceChildren(element('p', { 'data-try-note': '' }, `The browser did not send it, or got no answer: ${url} does not allow this page's origin (CORS), or cannot be reached (${error instanceof Error ? error.message : String(error)}).`));
@@ -132,7 +132,7 @@ function panel(model: OperationModel): HTMLElement {
       if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
       const response = await core.fetch(new Request(`${IN_PAGE}${model.path}`, { method: model.method, headers, body: body.value }));
       const answerHeaders: Array<[string, string]> = [];
-      response.headers.forEach((value, name) => answerHeaders.push([name, value]));
+      for (const [name, value] of response.headers) answerHeaders.push([name, value]);
       show({ status: response.status, headers: answerHeaders, body: await response.text() }, curlLine(baseUrl, model, token, body.value));
     })();
   });

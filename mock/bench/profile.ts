@@ -239,9 +239,16 @@ const USAGE = `Usage: node mock/bench/profile.ts [options]   where our mock's ti
   --summarise FILE    only summarise an existing .cpuprofile
   --help              this text`;
 
-let parsed;
+let parsed: ReturnType<typeof parseOptions>;
 try {
-  parsed = parseArgs({
+  parsed = parseOptions();
+} catch (error) {
+  process.stderr.write(`error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)} (see --help)\n`);
+  process.exit(2);
+}
+
+function parseOptions() {
+  return parseArgs({
     options: {
       help: { type: 'boolean' },
       scenario: { type: 'string', default: 'resumeProject' },
@@ -253,9 +260,6 @@ try {
       'self-check': { type: 'string' },
     },
   });
-} catch (error) {
-  process.stderr.write(`error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)} (see --help)\n`);
-  process.exit(2);
 }
 const { values } = parsed;
 if (values.help) {

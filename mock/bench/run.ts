@@ -90,6 +90,7 @@ function usageError(message: string): never {
 }
 
 function readSettings(): Settings {
+  // biome-ignore lint/suspicious/noImplicitAnyLet: typed by the parseArgs call that assigns it (control-flow typing)
   let values;
   try {
     ({ values } = parseArgs({

@@ -58,7 +58,7 @@ export function sha256(input: string | Uint8Array): Uint8Array {
   }
   const out = new Uint8Array(32);
   const outView = new DataView(out.buffer);
-  [h0, h1, h2, h3, h4, h5, h6, h7].forEach((word, i) => outView.setUint32(i * 4, word));
+  for (const [i, word] of [h0, h1, h2, h3, h4, h5, h6, h7].entries()) outView.setUint32(i * 4, word);
   return out;
 }
 

@@ -5,7 +5,7 @@ import { checkResponse } from '../../spec/lib/conformance.ts';
 import { loadDocument, type SchemaValidator } from '../../spec/lib/openapi.ts';
 import { errorsOf } from '../../spec/lib/violations.ts';
 import { randomBytes, toBase64Url } from './digest.ts';
-import * as errors from './errors.ts';
+import type * as errors from './errors.ts';
 import { isSelfCheckMode, SAMPLE_EVERY, SAMPLE_FIRST, SELF_CHECK_MODES, type SelfCheckMode } from './limits.ts';
 
 export type Reply = errors.ErrorReply | { code: 'OK'; status: 200; body: Record<string, unknown>; framing: 'json' };
@@ -40,7 +40,8 @@ let precompiled: Promise<Verdicts> | undefined;
  * their own while the app starts, after the entry's first line.
  */
 function loadVerdicts(): Promise<Verdicts> {
-  return (precompiled ??= import('../../generated/response-validators.js').then((module) => module.validators));
+  precompiled ??= import('../../generated/response-validators.js').then((module) => module.validators);
+  return precompiled;
 }
 
 /** Settles when the precompiled validators have loaded: with undefined, or with the error that kept them from loading. */
@@ -55,7 +56,8 @@ let detailed: Promise<SchemaValidator> | undefined;
 
 /** Ajv's detailed validator (every error, spec/lib/ajv.ts), loaded and compiled only to explain a reply that fails. */
 function loadDetailed(): Promise<SchemaValidator> {
-  return (detailed ??= import('../../spec/lib/ajv.ts').then(({ createSchemaValidator }) => createSchemaValidator(loadDocument(), { fastCompile: true })));
+  detailed ??= import('../../spec/lib/ajv.ts').then(({ createSchemaValidator }) => createSchemaValidator(loadDocument(), { fastCompile: true }));
+  return detailed;
 }
 
 /** What a precompiled verdict of "not valid" reads as, to the checker: an error, explained by the detailed validator. */

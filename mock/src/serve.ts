@@ -86,7 +86,7 @@ export async function runMock(argv: string[]): Promise<void> {
   const host = args.values.host ?? '127.0.0.1';
   if (host.trim() === '') bad.fail('--host must not be empty');
   const bodyLimit = args.values['body-limit'] === undefined ? DEFAULT_BODY_LIMIT : bad.integer(args.values['body-limit'], '--body-limit', 1, 256_000_000);
-  let seed;
+  let seed: MockOptions['seed'];
   if (args.values.seed !== undefined) {
     let text: string;
     try {

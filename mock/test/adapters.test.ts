@@ -24,7 +24,7 @@ function fetchInit(sent: Sent): RequestInit {
 
 async function exchangeOf(response: Response): Promise<Exchange> {
   const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => (headers[name] = value));
+  for (const [name, value] of response.headers) headers[name] = value;
   return { status: response.status, headers, text: await response.text() };
 }
 

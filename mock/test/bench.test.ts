@@ -73,7 +73,7 @@ describe('the requests and body checks every bench figure is about', () => {
 describe('the baselines (bare.ts): the same bytes as our mock, and the floor parses and stringifies', () => {
   type Running = { url: string; stop: () => Promise<void> };
   const servers = new Map<string, Running>();
-  let answers: Array<{ path: string; auth: boolean; session: boolean; status: number; headers: Record<string, string>; body: string }> = [];
+  const answers: Array<{ path: string; auth: boolean; session: boolean; status: number; headers: Record<string, string>; body: string }> = [];
   let resume: RequestSpec;
 
   async function startBare(kind: string): Promise<Running> {
@@ -89,7 +89,11 @@ describe('the baselines (bare.ts): the same bytes as our mock, and the floor par
       child.once('exit', (code) => reject(new Error(`bare.ts ${kind} exited with ${code}`)));
     });
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    return { url: `http://127.0.0.1:${port}`, stop: async () => void (child.kill('SIGTERM'), await exited) };
+    return { url: `http://127.0.0.1:${port}`, stop: async () => {
+        child.kill('SIGTERM');
+        await exited;
+      },
+    };
   }
 
   beforeAll(async () => {

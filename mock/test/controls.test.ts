@@ -44,7 +44,9 @@ describe('sessions (X-Mock-Session)', () => {
 
   it('keeps at most maxSessions named sessions, dropping the least recently used', async () => {
     const sessions = new MemorySessions(defaultSeed(), { now: () => new Date() }, 2);
-    sessions.get('one').store.state.projects[0]!.name = 'changed in one';
+    const first = sessions.get('one').store.state.projects[0];
+    if (!first) throw new Error('the seed has no project');
+    first.name = 'changed in one';
     sessions.get('two');
     sessions.get('one');
     sessions.get('three');
@@ -104,7 +106,7 @@ describe('GET /__mock/events', () => {
         { id: mock.fixtures.people['comment_only'], full_name: 'Carol Davis', type: 'invited' },
       ],
     });
-    const notified = (events[0]?.['notified'] as Array<{ full_name: string }>).map((p) => p.full_name).sort();
+    const notified = ((events[0]?.['notified'] ?? []) as Array<{ full_name: string }>).map((p) => p.full_name).sort();
     expect(notified).toEqual(['Bob Williams', 'Carol Davis']);
   });
 
@@ -224,7 +226,9 @@ describe('--no-control and in-process use', () => {
   it('runs two apps in one process without sharing state', () => {
     const one = createMockApp();
     const two = createMockApp({ seed: defaultSeed() });
-    one.mock.store().state.projects[0]!.stored_status = 'closed';
+    const project = one.mock.store().state.projects[0];
+    if (!project) throw new Error('the seed has no project');
+    project.stored_status = 'closed';
     expect(two.mock.store().state.projects[0]?.stored_status).toBe('paused');
     expect(createMockApp().mock.store().state.projects[0]?.stored_status).toBe('paused');
   });

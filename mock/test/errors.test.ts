@@ -11,7 +11,6 @@ beforeAll(async () => {
 });
 afterAll(() => mock.close());
 
-const JSON_TYPE = 'application/json; charset=utf-8';
 const BAD_REQUEST = (message: string): string => JSON.stringify({ error: 'Bad request', message });
 
 function resumeBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -40,7 +40,11 @@ describe('tokens are compared in constant time (security.ts findToken)', () => {
     const records = raws.map((raw, i) => {
       const hash = hashToken(raw);
       const record: TokenRecord = { hash, personUuid: `person-${i}`, readOnly: i % 2 === 1 };
-      Object.defineProperty(record, 'hash', { enumerable: true, get: () => ((reads[i] = (reads[i] ?? 0) + 1), hash) });
+      Object.defineProperty(record, 'hash', { enumerable: true, get: () => {
+          reads[i] = (reads[i] ?? 0) + 1;
+          return hash;
+        },
+      });
       return record;
     });
     return { records, reads };
@@ -51,7 +55,7 @@ describe('tokens are compared in constant time (security.ts findToken)', () => {
 
   it('finds the record of each stored token (first match wins), trims the candidate, and finds nothing for another token', () => {
     const { records } = counted();
-    raws.forEach((raw, i) => expect(findToken(records, raw)?.personUuid).toBe(`person-${i}`));
+    for (const [i, raw] of raws.entries()) expect(findToken(records, raw)?.personUuid).toBe(`person-${i}`);
     expect(findToken(records, `  ${raws[2] ?? ''}\t`)?.personUuid).toBe('person-2');
     expect(findToken(records, randomToken())).toBeUndefined();
     expect(findToken(records, '')).toBeUndefined();

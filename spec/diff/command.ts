@@ -40,9 +40,10 @@ export function failsOn(report: DiffReport, failOn: Level | 'never'): boolean {
 }
 
 export async function runDiff(argv: string[]): Promise<void> {
-  let parsed;
+  const parse = () => parseArgs({ args: argv, options: { format: { type: 'string' }, 'fail-on': { type: 'string' }, behaviour: { type: 'boolean' }, help: { type: 'boolean' } }, strict: true, allowPositionals: true });
+  let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parseArgs({ args: argv, options: { format: { type: 'string' }, 'fail-on': { type: 'string' }, behaviour: { type: 'boolean' }, help: { type: 'boolean' } }, strict: true, allowPositionals: true });
+    parsed = parse();
   } catch (error) {
     fail(`${error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)} (see --help)`);
   }

@@ -4,7 +4,7 @@
 // client that follows the old contract, WARN may break one and says why, INFO is safe), the direction (request,
 // response, document), the operation, `git:` refs, and the version policy (`api-version-not-bumped`).
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -158,14 +158,14 @@ function redoclyChanges(report: unknown): RedoclyChange[] {
 // ── grading ─────────────────────────────────────────────────────────────────────────────────────────────────────
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
-const unescape = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
+const unescapePointer = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
 
 /** The operation and direction a change is seen through, from the path Redocly walked to it. */
 function placeOf(path: string, base: Record<string, unknown>, revision: Record<string, unknown>): { operation: string | null; direction: Direction } {
   const segments = path.replace(/^#\//, '').split('/');
   let operation: string | null = null;
   if (segments[0] === 'paths' && segments[1] !== undefined && segments[2] !== undefined && METHODS.has(segments[2])) {
-    const route = unescape(segments[1]);
+    const route = unescapePointer(segments[1]);
     for (const document of [revision, base]) {
       const paths = document['paths'];
       const item = isObject(paths) ? paths[route] : undefined;
@@ -208,7 +208,7 @@ function schemaUsage(document: Record<string, unknown>): Usage {
       if (Array.isArray(item)) stack.push(...item);
       else if (isObject(item)) {
         const ref = item['$ref'];
-        const name = typeof ref === 'string' && ref.startsWith('#/components/schemas/') ? unescape(ref.slice('#/components/schemas/'.length)) : undefined;
+        const name = typeof ref === 'string' && ref.startsWith('#/components/schemas/') ? unescapePointer(ref.slice('#/components/schemas/'.length)) : undefined;
         if (name !== undefined && !found.has(name)) {
           found.add(name);
           stack.push(schemas[name]);
@@ -240,7 +240,7 @@ function schemaUsage(document: Record<string, unknown>): Usage {
 function operationFor(pointer: string, direction: Direction, usage: Usage, fallback: string | null): string | null {
   const name = /^#\/components\/schemas\/([^/]+)/.exec(pointer)?.[1];
   if (name === undefined || direction === 'document') return fallback;
-  const users = usage.get(unescape(name))?.[direction] ?? [];
+  const users = usage.get(unescapePointer(name))?.[direction] ?? [];
   return fallback !== null && users.includes(fallback) ? fallback : (users[0] ?? fallback);
 }
 

@@ -43,7 +43,7 @@ function schemaName(ref: unknown): string | undefined {
 
 /** The component schemas `node` references, in document order, with the pointer of each `$ref` object. */
 function schemaReferences(node: unknown, pointer: string, out: Array<{ name: string; pointer: string }> = []): Array<{ name: string; pointer: string }> {
-  if (Array.isArray(node)) node.forEach((item, i) => schemaReferences(item, `${pointer}/${i}`, out));
+  if (Array.isArray(node)) for (const [i, item] of node.entries()) schemaReferences(item, `${pointer}/${i}`, out);
   else if (isObject(node)) {
     const name = schemaName(node['$ref']);
     if (name !== undefined) out.push({ name, pointer });

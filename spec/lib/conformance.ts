@@ -174,7 +174,7 @@ function explain(pointer: string, value: unknown, base: Path): Violation[] {
   const out: Violation[] = [];
   const covered = new Set<string>();
   if (Array.isArray(schema['allOf'])) {
-    schema['allOf'].forEach((_, i) => out.push(...explain(`${at}/allOf/${i}`, value, base)));
+    for (const i of schema['allOf'].keys()) out.push(...explain(`${at}/allOf/${i}`, value, base));
   }
   const properties = isObject(schema['properties']) ? schema['properties'] : {};
   if (isObject(value)) {
@@ -293,7 +293,7 @@ export function unknownFields(pointer: string, value: unknown, base: Path, out: 
     }
   } else if (Array.isArray(value)) {
     const { pointer: at, schema } = resolveRef(pointer);
-    if (isObject(schema['items'])) value.forEach((item, i) => unknownFields(`${at}/items`, item, [...base, i], out));
+    if (isObject(schema['items'])) for (const [i, item] of value.entries()) unknownFields(`${at}/items`, item, [...base, i], out);
     else {
       for (const keyword of ['oneOf', 'anyOf'] as const) {
         const branches = schema[keyword];

@@ -38,12 +38,12 @@ function restored(value: unknown): unknown {
 function cutsIn(document: JsonObject): Array<{ from: string; to: string }> {
   const found: Array<{ from: string; to: string }> = [];
   const walk = (from: string, node: unknown): void => {
-    if (Array.isArray(node)) node.forEach((n) => walk(from, n));
+    if (Array.isArray(node)) for (const n of node) walk(from, n);
     else if (isObject(node)) {
       const ref = node['$ref'];
       const match = typeof ref === 'string' ? REFERENCE.exec(ref) : null;
       if (match?.[1]) found.push({ from, to: match[1] });
-      Object.values(node).forEach((v) => walk(from, v));
+      for (const v of Object.values(node)) walk(from, v);
     }
   };
   for (const [name, schema] of Object.entries(schemasOf(document))) walk(name, schema);

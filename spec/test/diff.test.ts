@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { breakingBump, diffDocuments, type Change, type DiffReport } from '../diff/diff.ts';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test fixtures, edited by path
+// biome-ignore lint/suspicious/noExplicitAny: test fixtures, edited by path
+type Json = Record<string, any>;
 
 const BIN = new URL('../../cli/bin.cjs', import.meta.url).pathname;
 const ROOT = new URL('../..', import.meta.url).pathname;

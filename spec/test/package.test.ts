@@ -294,7 +294,7 @@ describe('the documentation an npm user can reach from the installed package', (
     const broken: string[] = [];
     for (const file of shippedMarkdown()) {
       // Links outside code spans and blocks.
-      const text = readFileSync(join(installed(), file), 'utf8').replace(/```[^]*?```/g, '').replace(/`[^`]*`/g, '');
+      const text = readFileSync(join(installed(), file), 'utf8').replace(/```[\s\S]*?```/g, '').replace(/`[^`]*`/g, '');
       for (const m of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
         const target = m[1] ?? '';
         if (/^[a-z]+:/.test(target)) continue;

@@ -13,7 +13,7 @@ const PROSE = new Set(['description', 'externalDocs', '$comment']);
 /** Where `runtime` differs from `original` other than by a prose keyword left out. */
 function differences(original: unknown, runtime: unknown, path: string, out: string[]): string[] {
   if (Array.isArray(original) && Array.isArray(runtime) && original.length === runtime.length) {
-    original.forEach((item, i) => differences(item, runtime[i], `${path}/${i}`, out));
+    for (const [i, item] of original.entries()) differences(item, runtime[i], `${path}/${i}`, out);
     return out;
   }
   if (!isObject(original) || !isObject(runtime)) {

@@ -30,7 +30,7 @@ function shape(pointer: string): Shape {
       if (isObject(variant) && variant['type'] === 'null') nullable = true;
       else {
         const inner = shape(`${at}/${value['oneOf'] ? 'oneOf' : 'anyOf'}/${i}`);
-        inner.types.forEach((t) => types.add(t));
+        for (const t of inner.types) types.add(t);
         nullable ||= inner.nullable;
         schema = inner.schema;
         schemaPointer = inner.pointer;

@@ -38,7 +38,7 @@ function schemaExamples(document: JsonObject, pointer: string, where: string, se
   if (!isObject(schema)) return [];
   const cases: ExampleCase[] = [];
   const examples = schema['examples'];
-  if (Array.isArray(examples)) examples.forEach((value, i) => cases.push({ where: `${where} examples[${i}]`, schemaPointer: pointer, value }));
+  if (Array.isArray(examples)) for (const [i, value] of examples.entries()) cases.push({ where: `${where} examples[${i}]`, schemaPointer: pointer, value });
   for (const keyword of ['properties', '$defs', 'patternProperties']) {
     const map = schema[keyword];
     if (isObject(map)) for (const key of Object.keys(map)) cases.push(...schemaExamples(document, `${pointer}/${keyword}/${pointerTo(key).slice(2)}`, `${where}.${key}`, seen));
@@ -48,7 +48,7 @@ function schemaExamples(document: JsonObject, pointer: string, where: string, se
   }
   for (const keyword of ['allOf', 'anyOf', 'oneOf', 'prefixItems']) {
     const list = schema[keyword];
-    if (Array.isArray(list)) list.forEach((_, i) => cases.push(...schemaExamples(document, `${pointer}/${keyword}/${i}`, `${where}.${keyword}[${i}]`, seen)));
+    if (Array.isArray(list)) for (const i of list.keys()) cases.push(...schemaExamples(document, `${pointer}/${keyword}/${i}`, `${where}.${keyword}[${i}]`, seen));
   }
   return cases;
 }

@@ -15,7 +15,7 @@ import { PROSE, responseValidatorsDeclaration, responseValidatorsSource, without
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const generatedFlag = process.argv.indexOf('--generated');
-const generatedDir = generatedFlag > 0 && process.argv[generatedFlag + 1] ? process.argv[generatedFlag + 1]! : join(root, 'generated');
+const generatedDir = (generatedFlag > 0 ? process.argv[generatedFlag + 1] : undefined) ?? join(root, 'generated');
 const redocly = join(root, 'node_modules', '.bin', 'redocly');
 
 const check = process.argv.includes('--check');
@@ -101,7 +101,7 @@ if (typeof specVersion === 'string' && packageVersion !== specVersion && generat
     stale++;
     console.error(`package.json's version ${String(packageVersion)} is not the spec's info.version ${specVersion}. Run \`npm run generate\` (it sets package.json's version from the spec) and commit the result.`);
   } else {
-    writeFileSync(manifestPath, manifestText.replace(/^(  "version": )"[^"]*"/m, `$1${JSON.stringify(specVersion)}`));
+    writeFileSync(manifestPath, manifestText.replace(/^( {2}"version": )"[^"]*"/m, `$1${JSON.stringify(specVersion)}`));
     console.log(`set package.json's version to ${specVersion} (spec/openapi.yaml info.version)`);
   }
 }

@@ -45,7 +45,7 @@ export function releasedVersions(): string[] {
 
 function setSpecVersion(version: string): void {
   const text = readFileSync(SPEC, 'utf8');
-  const next = text.replace(/^(info:\n(?:[ \t].*\n)*?  version: ).*$/m, `$1${version}`);
+  const next = text.replace(/^(info:\n(?:[ \t].*\n)*? {2}version: ).*$/m, `$1${version}`);
   if (next === text && !text.includes(`  version: ${version}\n`)) fail('spec/openapi.yaml has no info.version line to set');
   writeFileSync(SPEC, next);
 }

@@ -18,7 +18,7 @@ page.mockSend = async (sent) => {
   if (sent.body) init.body = new Uint8Array(sent.body);
   const response = await fetch(`/mock${sent.path}`, init);
   const headers: Array<[string, string]> = [];
-  response.headers.forEach((value, name) => headers.push([name, value]));
+  for (const [name, value] of response.headers) headers.push([name, value]);
   return { status: response.status, headers, text: await response.text() };
 };
 page.mockReady = worker.start({ serviceWorker: { url: '/mockServiceWorker.js' }, onUnhandledRequest: 'bypass', quiet: true }).then(() => 'ready');

@@ -410,7 +410,6 @@ function prefer(ctx: FuzzContext) {
 function pathOf(ctx: FuzzContext) {
   const path = ctx.operation.path;
   const segments = path.split('/').filter(Boolean);
-  const last = segments.at(-1) ?? '';
   const variants = fc.oneof(
     { weight: 20, arbitrary: fc.constant(path) },
     // Percent-escaped names and malformed escapes reach no operation in production (mock/test/errors.test.ts pins
