@@ -51,7 +51,9 @@ export async function main(argv: string[]): Promise<void> {
   }
   // The suite's runner, vitest 5, needs Node.js 22.12+; every other command runs on 20.19+ (package.json engines).
   if (first === 'contract' && !runnerSupported(process.versions.node)) {
-    process.stderr.write(`error: service-external-api contract runs its suite with vitest 5, which needs Node.js ^22.12.0 || ^24 || >=26, and this is Node.js ${process.version}; the other commands and every entry point run on it\n`);
+    process.stderr.write(
+      `error: service-external-api contract runs its suite with vitest 5, which needs Node.js ^22.12.0 || ^24 || >=26, and this is Node.js ${process.version}; the other commands and every entry point run on it\n`,
+    );
     process.exit(2);
   }
   // `--help` of a command needs nothing but the command's own module.

@@ -52,7 +52,7 @@ function installed(name: string): boolean {
  * The one line that says which peers `what` needs and how to install them, or undefined when all are there. The
  * versions are package.json's peerDependencies ranges, quoted for a POSIX shell.
  */
-export function missingPeersLine(what: string, peers: ReadonlyArray<string>, isInstalled: (name: string) => boolean = installed): string | undefined {
+function missingPeersLine(what: string, peers: ReadonlyArray<string>, isInstalled: (name: string) => boolean = installed): string | undefined {
   const missing = peers.filter((name) => !isInstalled(name));
   if (missing.length === 0) return undefined;
   const ranges = manifest().peerDependencies ?? {};

@@ -134,11 +134,16 @@ export async function runContract(argv: string[]): Promise<never> {
   const { target } = checked;
   // Every token the run holds, whatever form a target echoes it in, never reaches stdout or the JUnit report.
   const isPersona = (name: string): name is Persona => (PERSONAS as ReadonlyArray<string>).includes(name);
-  const masker = createMasker([...Object.entries(config.tokens), ...Object.entries(target.tokens)].flatMap(([persona, token]) => (typeof token === 'string' && isPersona(persona) ? [[token, tokenVariable(persona)] as const] : [])));
+  const masker = createMasker(
+    [...Object.entries(config.tokens), ...Object.entries(target.tokens)].flatMap(([persona, token]) =>
+      typeof token === 'string' && isPersona(persona) ? [[token, tokenVariable(persona)] as const] : [],
+    ),
+  );
   for (const note of target.notes) console.log(masker.mask(`contract: ${note}`));
 
   const reporter = new ContractReporter((text) => process.stdout.write(masker.mask(text)), config.coverage);
-  const report: Array<['junit', { outputFile: string; suiteName: string }]> = config.report === undefined ? [] : [['junit', { outputFile: resolve(config.report), suiteName: 'contract' }]];
+  const report: Array<['junit', { outputFile: string; suiteName: string }]> =
+    config.report === undefined ? [] : [['junit', { outputFile: resolve(config.report), suiteName: 'contract' }]];
   // The runner (vitest, an optional peer) loads only now: --help and a bad configuration answer without it.
   const { startVitest } = await import('vitest/node');
   const vitest = await startVitest(args, {
@@ -151,7 +156,8 @@ export async function runContract(argv: string[]): Promise<never> {
     provide: { contract: target },
   });
   await vitest.close();
-  if (config.report !== undefined && existsSync(resolve(config.report))) writeFileSync(resolve(config.report), masker.mask(readFileSync(resolve(config.report), 'utf8')));
+  if (config.report !== undefined && existsSync(resolve(config.report)))
+    writeFileSync(resolve(config.report), masker.mask(readFileSync(resolve(config.report), 'utf8')));
 
   const { failed, passed, skipped, errors } = reporter.result;
   if (passed + failed === 0 && errors === 0) console.log('contract: nothing was checked (every test was skipped); give the variables above');

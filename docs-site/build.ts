@@ -50,20 +50,25 @@ export function buildDocs(output: string = DOCS_PAGE): string {
     const input = join(work, 'openapi.json');
     writeFileSync(input, JSON.stringify(document));
     mkdirSync(dirname(output), { recursive: true });
-    result = spawnSync(
-      redocly,
-      ['build-docs', input, '--output', output, '--config', join(here, 'redocly.yaml'), '--lint-config', 'error', '--inlineBundle'],
-      { cwd: root, encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off' } },
-    );
+    result = spawnSync(redocly, ['build-docs', input, '--output', output, '--config', join(here, 'redocly.yaml'), '--lint-config', 'error', '--inlineBundle'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off' },
+    });
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
   if (result.status !== 0) {
-    throw new Error(`${`${String(result.stdout)}${String(result.stderr)}`.trim()}\nredocly build-docs failed (${result.error?.message ?? `exit ${String(result.status)}`})`);
+    throw new Error(
+      `${`${String(result.stdout)}${String(result.stderr)}`.trim()}\nredocly build-docs failed (${result.error?.message ?? `exit ${String(result.status)}`})`,
+    );
   }
 
   // The try-it panels load after the reference: the script is the page's last element and waits for `load`.
-  const html = readFileSync(output, 'utf8').replace(REMOTE_IMAGES, BADGE).replace('</head>', `${WRAP_CODE}</head>`).replace(/<\/body>(?![\s\S]*<\/body>)/, `<script>${tryItScript()}</script></body>`);
+  const html = readFileSync(output, 'utf8')
+    .replace(REMOTE_IMAGES, BADGE)
+    .replace('</head>', `${WRAP_CODE}</head>`)
+    .replace(/<\/body>(?![\s\S]*<\/body>)/, `<script>${tryItScript()}</script></body>`);
   writeFileSync(output, html);
 
   const operations = generateSamples(loadDocument()).map((s) => `${s.operationId} (${s.examples.length} examples)`);

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 const CHANGELOG = new URL('../CHANGELOG.md', import.meta.url);
 
 /** The versions of a changelog (`## <version> - <date>`, then `### <level>` lists), newest first as written. */
-export function releasesOf(text: string): Array<{ version: string; date: string; levels: Array<{ level: string; items: string[] }> }> {
+function releasesOf(text: string): Array<{ version: string; date: string; levels: Array<{ level: string; items: string[] }> }> {
   const releases: Array<{ version: string; date: string; levels: Array<{ level: string; items: string[] }> }> = [];
   for (const line of text.split('\n')) {
     const release = /^## (\S+) - (\d{4}-\d{2}-\d{2})\s*$/.exec(line);
@@ -30,7 +30,11 @@ export function releasesOf(text: string): Array<{ version: string; date: string;
 export function changesSection(text: string = readFileSync(CHANGELOG, 'utf8')): string {
   const releases = releasesOf(text);
   if (releases.length === 0) throw new Error('CHANGELOG.md has no released version (## <version> - <date>)');
-  const lines = ['## Changes', '', 'Every released version of this contract, newest first: **Breaking** changes break a client written against the version before, **May break** ones can, **Safe** ones do not (`service-external-api diff` grades them).'];
+  const lines = [
+    '## Changes',
+    '',
+    'Every released version of this contract, newest first: **Breaking** changes break a client written against the version before, **May break** ones can, **Safe** ones do not (`service-external-api diff` grades them).',
+  ];
   for (const release of releases) {
     lines.push('', `### ${release.version} (${release.date})`);
     for (const { level, items } of release.levels) lines.push('', `**${level}**`, '', ...items.map((item) => `- ${item}`));

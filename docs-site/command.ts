@@ -35,7 +35,8 @@ export async function runDocs(argv: string[]): Promise<void> {
   }
   const output = resolve(values.out ?? 'api-docs.html');
   if (values.out?.trim() === '') fail('--out must name a file');
-  if (existsSync(output) && statSync(output).isDirectory()) fail(`--out ${values.out ?? ''} is a directory; name the file to write, e.g. ${values.out ?? ''}/index.html`);
+  if (existsSync(output) && statSync(output).isDirectory())
+    fail(`--out ${values.out ?? ''} is a directory; name the file to write, e.g. ${values.out ?? ''}/index.html`);
   const built = BUILT.find((path) => existsSync(path));
   if (built === undefined) {
     // Only in the repository, where Redocly is a devDependency.

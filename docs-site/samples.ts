@@ -6,12 +6,12 @@ import { dereference, isObject, pointerTo, resolvePointer, type JsonObject } fro
 /** The module specifier consumers import the typed client from (package.json `exports['./client']`). */
 export const CLIENT_MODULE = 'service-external-api/client';
 /** The environment variable the samples read the API token from. */
-export const TOKEN_VARIABLE = 'API_TOKEN';
+const TOKEN_VARIABLE = 'API_TOKEN';
 
 /** One entry of an operation's `x-codeSamples`, as Redoc reads it. */
 export type CodeSample = { lang: string; label: string; source: string };
 
-export type NamedExample = { key: string; summary: string | undefined; value: unknown };
+type NamedExample = { key: string; summary: string | undefined; value: unknown };
 
 export type OperationSamples = {
   operationId: string;
@@ -36,11 +36,13 @@ export function defaultBaseUrl(document: JsonObject): string {
   const server = resolvePointer(document, '#/servers/0');
   if (!isObject(server) || typeof server['url'] !== 'string') throw new Error('the document has no servers[0].url');
   const variables = isObject(server['variables']) ? server['variables'] : {};
-  return server['url'].replace(/\{([^}]+)\}/g, (_match, name: string) => {
-    const variable = variables[name];
-    if (!isObject(variable) || typeof variable['default'] !== 'string') throw new Error(`server variable ${name} has no default`);
-    return variable['default'];
-  }).replace(/\/+$/, '');
+  return server['url']
+    .replace(/\{([^}]+)\}/g, (_match, name: string) => {
+      const variable = variables[name];
+      if (!isObject(variable) || typeof variable['default'] !== 'string') throw new Error(`server variable ${name} has no default`);
+      return variable['default'];
+    })
+    .replace(/\/+$/, '');
 }
 
 /** The samples of every operation in the document, in document order. */
@@ -160,7 +162,10 @@ function curlSample(method: string, url: string, examples: NamedExample[]): stri
 // --------------------------------------------------------------------------------------------- fetch and Python
 
 function fetchSample(method: string, url: string, examples: NamedExample[]): string {
-  const lines = [`// Node 18+, Deno, Bun or a browser; the token from the environment (${TOKEN_VARIABLE}).`, `const token = process.env.${TOKEN_VARIABLE} ?? '';`];
+  const lines = [
+    `// Node 18+, Deno, Bun or a browser; the token from the environment (${TOKEN_VARIABLE}).`,
+    `const token = process.env.${TOKEN_VARIABLE} ?? '';`,
+  ];
   examples.forEach((example, i) => {
     lines.push(
       '',
@@ -231,7 +236,48 @@ function typescriptSample(baseUrl: string, operationId: string, examples: NamedE
   return lines.join('\n');
 }
 
-const RESERVED = new Set(['await', 'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete', 'do', 'else', 'enum', 'export', 'extends', 'false', 'finally', 'for', 'function', 'if', 'import', 'in', 'instanceof', 'let', 'new', 'null', 'return', 'static', 'super', 'switch', 'this', 'throw', 'true', 'try', 'typeof', 'var', 'void', 'while', 'with', 'yield']);
+const RESERVED = new Set([
+  'await',
+  'break',
+  'case',
+  'catch',
+  'class',
+  'const',
+  'continue',
+  'debugger',
+  'default',
+  'delete',
+  'do',
+  'else',
+  'enum',
+  'export',
+  'extends',
+  'false',
+  'finally',
+  'for',
+  'function',
+  'if',
+  'import',
+  'in',
+  'instanceof',
+  'let',
+  'new',
+  'null',
+  'return',
+  'static',
+  'super',
+  'switch',
+  'this',
+  'throw',
+  'true',
+  'try',
+  'typeof',
+  'var',
+  'void',
+  'while',
+  'with',
+  'yield',
+]);
 
 /** `paused_project` → `pausedProject`, made unique and never a reserved word. */
 function variableName(key: string, taken: ReadonlySet<string>): string {
@@ -245,7 +291,7 @@ function variableName(key: string, taken: ReadonlySet<string>): string {
 }
 
 /** A TypeScript string literal in single quotes. */
-export function tsString(text: string): string {
+function tsString(text: string): string {
   const escaped = text.replace(/[\\'\u0000-\u001f\u2028\u2029]/g, (c) => {
     if (c === '\\') return '\\\\';
     if (c === "'") return "\\'";
@@ -306,7 +352,9 @@ export function tsLiteral(value: unknown, indent: string, multiline = false): st
     return `[\n${value.map((item) => `${inner}${tsLiteral(item, inner)},`).join('\n')}\n${indent}]`;
   }
   if (isObject(value) && Object.keys(value).length > 0) {
-    return `{\n${Object.entries(value).map(([k, v]) => `${inner}${tsKey(k)}: ${tsLiteral(v, inner)},`).join('\n')}\n${indent}}`;
+    return `{\n${Object.entries(value)
+      .map(([k, v]) => `${inner}${tsKey(k)}: ${tsLiteral(v, inner)},`)
+      .join('\n')}\n${indent}}`;
   }
   return oneLine;
 }

@@ -9,7 +9,18 @@ const LEFT_OUT = ['*/generated/response-validators.js', '*/spec/lib/ajv.ts'];
 
 /** The panel's code, ready to inline in a <script> element (no `</script` inside). */
 export function tryItScript(): string {
-  const result = buildSync({ entryPoints: [ENTRY], bundle: true, minify: true, format: 'iife', platform: 'browser', target: 'es2022', write: false, external: LEFT_OUT, logLevel: 'silent', legalComments: 'none' });
+  const result = buildSync({
+    entryPoints: [ENTRY],
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    external: LEFT_OUT,
+    logLevel: 'silent',
+    legalComments: 'none',
+  });
   const code = result.outputFiles[0]?.text;
   if (code === undefined) throw new Error('esbuild wrote no try-it script');
   return code.replaceAll('</script', '<\\/script');

@@ -9,7 +9,14 @@ import { sameRecord, shortIdIn, slugOf } from './ids.ts';
 import { violation, type Violation } from './violations.ts';
 
 /** Records whose id is `<slug of this field>-<short id>` (paths.ex). */
-const LABELLED: Readonly<Record<string, string>> = { project: 'name', goal: 'name', person: 'full_name', space: 'name', milestone: 'title', resource_hub: 'name' };
+const LABELLED: Readonly<Record<string, string>> = {
+  project: 'name',
+  goal: 'name',
+  person: 'full_name',
+  space: 'name',
+  milestone: 'title',
+  resource_hub: 'name',
+};
 /** Records whose id is `<YYYY-MM-DD of inserted_at>-<short id>` (paths.ex). */
 const DATED: ReadonlySet<string> = new Set(['project_check_in', 'project_retrospective', 'goal_progress_update']);
 /** Reference fields and the nested record each names: its short id (bare) or its whole id (`full`). */
@@ -54,11 +61,25 @@ function idRules(record: JsonObject, type: string, at: Path): Violation[] {
   const label = labelField === undefined ? undefined : record[labelField];
   if (typeof label === 'string') {
     const expected = `${slugOf(label)}-${short}`;
-    if (id !== expected) out.push(violation([...at, 'id'], 'agreement.id', `a ${type}'s id is the slug of its ${labelField} before its short id (RULES.md#response-ids): ${labelField} ${shown(label)} gives ${shown(expected)}; got ${shown(id)}`));
+    if (id !== expected)
+      out.push(
+        violation(
+          [...at, 'id'],
+          'agreement.id',
+          `a ${type}'s id is the slug of its ${labelField} before its short id (RULES.md#response-ids): ${labelField} ${shown(label)} gives ${shown(expected)}; got ${shown(id)}`,
+        ),
+      );
   }
   if (DATED.has(type) && typeof record['inserted_at'] === 'string') {
     const expected = `${record['inserted_at'].slice(0, 10)}-${short}`;
-    if (id !== expected) out.push(violation([...at, 'id'], 'agreement.id', `a ${type}'s id is the date it was made (inserted_at ${record['inserted_at']}) before its short id (RULES.md#response-ids): expected ${shown(expected)}; got ${shown(id)}`));
+    if (id !== expected)
+      out.push(
+        violation(
+          [...at, 'id'],
+          'agreement.id',
+          `a ${type}'s id is the date it was made (inserted_at ${record['inserted_at']}) before its short id (RULES.md#response-ids): expected ${shown(expected)}; got ${shown(id)}`,
+        ),
+      );
   }
   for (const reference of REFERENCES[type] ?? []) {
     const value = record[reference.field];
@@ -67,7 +88,14 @@ function idRules(record: JsonObject, type: string, at: Path): Violation[] {
     const nestedId = nested['id'];
     const expected = reference.form === 'full' ? nestedId : shortIdIn(nestedId);
     const agrees = reference.form === 'full' ? sameRecord(value, nestedId) && value === nestedId : value === expected;
-    if (!agrees) out.push(violation([...at, reference.field], 'agreement.reference', `${reference.field} names the ${reference.record} the answer carries (${reference.form === 'full' ? 'its id' : 'the bare short id of its id'} ${shown(nestedId)}; RULES.md#response-ids); got ${shown(value)}`));
+    if (!agrees)
+      out.push(
+        violation(
+          [...at, reference.field],
+          'agreement.reference',
+          `${reference.field} names the ${reference.record} the answer carries (${reference.form === 'full' ? 'its id' : 'the bare short id of its id'} ${shown(nestedId)}; RULES.md#response-ids); got ${shown(value)}`,
+        ),
+      );
   }
   return out;
 }
@@ -78,11 +106,31 @@ function projectRules(project: JsonObject, at: Path, today: number): Violation[]
   const { state, closed_at: closedAt, success_status: successStatus, status } = project;
   const closed = closedAt !== null && closedAt !== undefined;
   if (has('state') && has('closed_at') && (state === 'closed') !== closed) {
-    out.push(violation([...at, 'state'], 'agreement.state', `a project is closed exactly when closed_at is set (Project.state/1; RULES.md#state-project): state ${shown(state)}, closed_at ${shown(closedAt)}`));
+    out.push(
+      violation(
+        [...at, 'state'],
+        'agreement.state',
+        `a project is closed exactly when closed_at is set (Project.state/1; RULES.md#state-project): state ${shown(state)}, closed_at ${shown(closedAt)}`,
+      ),
+    );
   }
   if (has('success_status') && has('closed_at')) {
-    if (!closed && successStatus !== 'nil') out.push(violation([...at, 'success_status'], 'agreement.success-status', `a project that is not closed has success_status "nil" (the string; RULES.md#decision-1); got ${shown(successStatus)}`));
-    if (closed && !CLOSED_STATUSES.has(successStatus)) out.push(violation([...at, 'success_status'], 'agreement.success-status', `a closed project has success_status "achieved" or "missed" (RULES.md#state-project); got ${shown(successStatus)}`));
+    if (!closed && successStatus !== 'nil')
+      out.push(
+        violation(
+          [...at, 'success_status'],
+          'agreement.success-status',
+          `a project that is not closed has success_status "nil" (the string; RULES.md#decision-1); got ${shown(successStatus)}`,
+        ),
+      );
+    if (closed && !CLOSED_STATUSES.has(successStatus))
+      out.push(
+        violation(
+          [...at, 'success_status'],
+          'agreement.success-status',
+          `a closed project has success_status "achieved" or "missed" (RULES.md#state-project); got ${shown(successStatus)}`,
+        ),
+      );
   }
   // is_outdated (Projects.outdated?/1): no next check-in → true; paused or archived or not started → false; else the
   // next check-in more than 3 days past. A closed project's stored status is not in the answer, so it is not judged.
@@ -99,8 +147,15 @@ function projectRules(project: JsonObject, at: Path, today: number): Violation[]
     else if (state === 'paused') [expected, why] = [false, 'a paused project is not outdated'];
     else if (project['is_archived'] === true) [expected, why] = [false, 'an archived project is not outdated'];
     else if (notStarted) [expected, why] = [false, `a project that has not started (timeframe from ${String(start)}) is not outdated`];
-    else if (missedBy !== undefined) [expected, why] = [missedBy > 3, `a project is outdated exactly when its next check-in (${String(next)}) is more than 3 days past (${missedBy} days, by the server's Date)`];
-    if (expected !== undefined && outdated !== expected) out.push(violation([...at, 'is_outdated'], 'agreement.outdated', `${why} (Projects.outdated?/1; RULES.md#state-project): expected ${expected}; got ${outdated}`));
+    else if (missedBy !== undefined)
+      [expected, why] = [
+        missedBy > 3,
+        `a project is outdated exactly when its next check-in (${String(next)}) is more than 3 days past (${missedBy} days, by the server's Date)`,
+      ];
+    if (expected !== undefined && outdated !== expected)
+      out.push(
+        violation([...at, 'is_outdated'], 'agreement.outdated', `${why} (Projects.outdated?/1; RULES.md#state-project): expected ${expected}; got ${outdated}`),
+      );
   }
   // status (Project.status/1): success_status when set, paused, outdated, the last check-in's status, pending.
   if (typeof status === 'string') {
@@ -113,10 +168,18 @@ function projectRules(project: JsonObject, at: Path, today: number): Violation[]
       else if (outdated === false && state === 'active') {
         const last = project['last_check_in'];
         if (last === null) [expected, why] = ['pending', 'a project with no check-in has status "pending"'];
-        else if (isObject(last) && typeof last['status'] === 'string') [expected, why] = [last['status'], 'an active project that is not outdated has the status of its last check-in'];
+        else if (isObject(last) && typeof last['status'] === 'string')
+          [expected, why] = [last['status'], 'an active project that is not outdated has the status of its last check-in'];
       }
     }
-    if (expected !== undefined && status !== expected) out.push(violation([...at, 'status'], 'agreement.status', `${why} (Project.status/1; RULES.md#state-project): expected ${shown(expected)}; got ${shown(status)}`));
+    if (expected !== undefined && status !== expected)
+      out.push(
+        violation(
+          [...at, 'status'],
+          'agreement.status',
+          `${why} (Project.status/1; RULES.md#state-project): expected ${shown(expected)}; got ${shown(status)}`,
+        ),
+      );
   }
   return out;
 }
@@ -127,7 +190,13 @@ function goalRules(goal: JsonObject, at: Path, today: number): Violation[] {
   const { is_closed: isClosed, closed_at: closedAt, status, success } = goal;
   const closed = closedAt !== null && closedAt !== undefined;
   if (typeof isClosed === 'boolean' && has('closed_at') && isClosed !== closed) {
-    out.push(violation([...at, 'is_closed'], 'agreement.state', `a goal is closed exactly when closed_at is set (Goal.state/1; RULES.md#state-goal): is_closed ${isClosed}, closed_at ${shown(closedAt)}`));
+    out.push(
+      violation(
+        [...at, 'is_closed'],
+        'agreement.state',
+        `a goal is closed exactly when closed_at is set (Goal.state/1; RULES.md#state-goal): is_closed ${isClosed}, closed_at ${shown(closedAt)}`,
+      ),
+    );
   }
   const outdated = goal['is_outdated'];
   const next = goal['next_update_scheduled_at'];
@@ -139,15 +208,29 @@ function goalRules(goal: JsonObject, at: Path, today: number): Violation[] {
     else if (goal['is_archived'] === true) [expected, why] = [false, 'an archived goal is not outdated'];
     else {
       const missedBy = daysSince(next, today);
-      if (missedBy !== undefined) [expected, why] = [missedBy > 3, `a goal is outdated exactly when its next update (${String(next)}) is more than 3 days past (${missedBy} days, by the server's Date)`];
+      if (missedBy !== undefined)
+        [expected, why] = [
+          missedBy > 3,
+          `a goal is outdated exactly when its next update (${String(next)}) is more than 3 days past (${missedBy} days, by the server's Date)`,
+        ];
     }
-    if (expected !== undefined && outdated !== expected) out.push(violation([...at, 'is_outdated'], 'agreement.outdated', `${why} (Goals.outdated?/1; RULES.md#state-goal): expected ${expected}; got ${outdated}`));
+    if (expected !== undefined && outdated !== expected)
+      out.push(
+        violation([...at, 'is_outdated'], 'agreement.outdated', `${why} (Goals.outdated?/1; RULES.md#state-goal): expected ${expected}; got ${outdated}`),
+      );
   }
   // status (Goal.status/1): the outcome when closed; else (no outcome) "yes" → achieved, outdated, the last update, pending.
   if (typeof status === 'string' && has('closed_at')) {
     let expected: unknown;
     let why = '';
-    if (closed && !CLOSED_STATUSES.has(status)) out.push(violation([...at, 'status'], 'agreement.status', `a closed goal has the status of its outcome, "achieved" or "missed" (Goal.status/1; RULES.md#state-goal); got ${shown(status)}`));
+    if (closed && !CLOSED_STATUSES.has(status))
+      out.push(
+        violation(
+          [...at, 'status'],
+          'agreement.status',
+          `a closed goal has the status of its outcome, "achieved" or "missed" (Goal.status/1; RULES.md#state-goal); got ${shown(status)}`,
+        ),
+      );
     else if (!closed && success === true) [expected, why] = ['achieved', 'an open goal whose success is "yes" has status "achieved"'];
     // An open goal's legacy success "no" (missed) cannot be told apart from other text in the answer: "missed" passes.
     else if (!closed && status !== 'missed') {
@@ -155,11 +238,19 @@ function goalRules(goal: JsonObject, at: Path, today: number): Violation[] {
       else if (outdated === false) {
         const last = goal['last_check_in'];
         if (last === null) [expected, why] = ['pending', 'an open goal with no update has status "pending"'];
-        else if (isObject(last) && typeof last['status'] === 'string') [expected, why] = [last['status'], 'an open goal that is not outdated has the status of its last update'];
+        else if (isObject(last) && typeof last['status'] === 'string')
+          [expected, why] = [last['status'], 'an open goal that is not outdated has the status of its last update'];
         else if (status === 'achieved') [expected, why] = ['not "achieved"', 'an open goal is achieved only when its success is "yes"'];
       }
     }
-    if (expected !== undefined && status !== expected) out.push(violation([...at, 'status'], 'agreement.status', `${why} (Goal.status/1; RULES.md#state-goal): expected ${typeof expected === 'string' && expected.startsWith('not ') ? expected : shown(expected)}; got ${shown(status)}`));
+    if (expected !== undefined && status !== expected)
+      out.push(
+        violation(
+          [...at, 'status'],
+          'agreement.status',
+          `${why} (Goal.status/1; RULES.md#state-goal): expected ${typeof expected === 'string' && expected.startsWith('not ') ? expected : shown(expected)}; got ${shown(status)}`,
+        ),
+      );
   }
   return out;
 }

@@ -15,7 +15,12 @@ export type AnswerContext = {
 };
 
 /** The agreement and left-alone rules on a 200 answer's parsed body; `headers` give the server's day (Date). */
-export function answerRules(operationId: OperationId, headers: Readonly<Record<string, string | undefined>>, json: unknown, context: AnswerContext): Violation[] {
+export function answerRules(
+  operationId: OperationId,
+  headers: Readonly<Record<string, string | undefined>>,
+  json: unknown,
+  context: AnswerContext,
+): Violation[] {
   const { memory, coverage, scope } = context;
   const agreement = agreementRules(json, serverDay(headers));
   coverage.rule(operationId, 'agreement');

@@ -33,7 +33,8 @@ function idAnswer(a: Answers, field: string, id: string): (withToken: boolean) =
 }
 
 function wrongValue(field: FieldModel, a: Answers): fc.Arbitrary<Defect> | undefined {
-  const fixed = (arb: fc.Arbitrary<unknown>, expectation: Expectation): fc.Arbitrary<Defect> => arb.map((value) => ({ field: field.name, value, expect: () => expectation }));
+  const fixed = (arb: fc.Arbitrary<unknown>, expectation: Expectation): fc.Arbitrary<Defect> =>
+    arb.map((value) => ({ field: field.name, value, expect: () => expectation }));
   switch (field.kind) {
     case 'string':
       return fixed(fc.oneof(fc.integer(), fc.boolean(), fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }), objectValue), one(a.unknownType('string')));
@@ -56,7 +57,10 @@ function wrongValue(field: FieldModel, a: Answers): fc.Arbitrary<Defect> | undef
     case 'id': {
       const nearly = fc.tuple(fc.stringMatching(/^[a-z0-9-]{0,12}$/), fc.stringMatching(/^[A-Za-z0-9]{0,25}$/)).map(([slug, short]) => `${slug}-${short}`);
       const strings = fc.oneof(text, nearly).map((id) => ({ field: field.name, value: id, expect: idAnswer(a, field.name, id) }));
-      return fc.oneof(strings, fixed(fc.oneof(fc.integer(), fc.boolean(), objectValue, fc.array(fc.string({ maxLength: 4 }), { maxLength: 2 })), one(a.decodingCrash)));
+      return fc.oneof(
+        strings,
+        fixed(fc.oneof(fc.integer(), fc.boolean(), objectValue, fc.array(fc.string({ maxLength: 4 }), { maxLength: 2 })), one(a.decodingCrash)),
+      );
     }
     case 'rich-text': {
       // Not JSON at all (a backslash is left out: JavaScript and the server disagree about lone surrogate escapes).
@@ -65,7 +69,10 @@ function wrongValue(field: FieldModel, a: Answers): fc.Arbitrary<Defect> | undef
     }
     case 'id-list': {
       const undecodable = fc.string({ maxLength: 10 }).map((s) => `${s}!`);
-      return fc.oneof(fixed(fc.array(undecodable, { minLength: 1, maxLength: 3 }), one(a.notFound)), fixed(fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean(), objectValue), one(a.decodingCrash)));
+      return fc.oneof(
+        fixed(fc.array(undecodable, { minLength: 1, maxLength: 3 }), one(a.notFound)),
+        fixed(fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean(), objectValue), one(a.decodingCrash)),
+      );
     }
     default:
       return undefined;
@@ -84,14 +91,21 @@ export function defects(op: OperationModel, a: Answers): fc.Arbitrary<Defect> {
 }
 
 /** A rich-text document, as the JSON string the API takes. */
-const richText = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).map((words) => JSON.stringify({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: words }] }] }));
+const richText = fc
+  .string({ unit: 'grapheme', minLength: 1, maxLength: 40 })
+  .map((words) => JSON.stringify({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: words }] }] }));
 
 /** The forms of one record id the service accepts: as given, bare short id, UUID in either case, any slug. */
-export function idForms(id: string): fc.Arbitrary<string> {
+function idForms(id: string): fc.Arbitrary<string> {
   const decoded = decodeId(id);
   if (decoded.kind !== 'uuid') return fc.constant(id);
   const short = shortIdOf(decoded.uuid);
-  return fc.oneof(fc.constant(id), fc.constant(short), fc.constantFrom(decoded.uuid, decoded.uuid.toUpperCase()), fc.stringMatching(/^[a-z0-9]{1,8}(-[a-z0-9]{1,8}){0,3}$/).map((slug) => `${slug}-${short}`));
+  return fc.oneof(
+    fc.constant(id),
+    fc.constant(short),
+    fc.constantFrom(decoded.uuid, decoded.uuid.toUpperCase()),
+    fc.stringMatching(/^[a-z0-9]{1,8}(-[a-z0-9]{1,8}){0,3}$/).map((slug) => `${slug}-${short}`),
+  );
 }
 
 function validValue(field: FieldModel, targetId: string, targetField: string): fc.Arbitrary<unknown> | undefined {
@@ -101,7 +115,10 @@ function validValue(field: FieldModel, targetId: string, targetField: string): f
     case 'rich-text':
       return richText;
     case 'string':
-      return fc.oneof(fc.constantFrom('yes', 'no'), fc.string({ minLength: 1, maxLength: 20 }).filter((s) => /\S/.test(s)));
+      return fc.oneof(
+        fc.constantFrom('yes', 'no'),
+        fc.string({ minLength: 1, maxLength: 20 }).filter((s) => /\S/.test(s)),
+      );
     case 'enum':
       return fc.constantFrom(...(field.enumValues ?? []));
     case 'boolean':

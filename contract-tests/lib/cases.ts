@@ -12,7 +12,7 @@ export function targetId(c: Contract, op: OperationModel): string {
 }
 
 /** That id when given; otherwise the spec example's own id (well-formed, so the answer comes before any lookup). */
-export function anyId(c: Contract, op: OperationModel): string {
+function anyId(c: Contract, op: OperationModel): string {
   const given: Partial<Record<string, string>> = c.target.records[op.group];
   const id = given[PROFILES[op.operationId].target];
   if (id !== undefined) return id;

@@ -108,7 +108,10 @@ export function createClient(options: ClientOptions): Client {
         res.on('data', (chunk: Buffer) => {
           size += chunk.length;
           if (size > MAX_RESPONSE_BYTES) {
-            const error = new TransportError(`response.too-large: the answer to ${request.method} ${url.pathname} passed ${MAX_RESPONSE_BYTES} bytes, the most the suite reads (the API's documented answers are a few KB); it was not read further`, 'ETOOLARGE');
+            const error = new TransportError(
+              `response.too-large: the answer to ${request.method} ${url.pathname} passed ${MAX_RESPONSE_BYTES} bytes, the most the suite reads (the API's documented answers are a few KB); it was not read further`,
+              'ETOOLARGE',
+            );
             fail(error);
             req.destroy(error);
             return;
@@ -119,7 +122,15 @@ export function createClient(options: ClientOptions): Client {
         res.on('end', () => {
           clearTimeout(timer);
           const bytes = Buffer.concat(chunks);
-          resolve({ response: { status: res.statusCode ?? 0, headers: headersOf(res), text: bytes.toString('utf8'), bytes, durationMs: Math.round(performance.now() - started) } });
+          resolve({
+            response: {
+              status: res.statusCode ?? 0,
+              headers: headersOf(res),
+              text: bytes.toString('utf8'),
+              bytes,
+              durationMs: Math.round(performance.now() - started),
+            },
+          });
         });
       });
       let settled = false;
@@ -130,7 +141,12 @@ export function createClient(options: ClientOptions): Client {
         const { message, code } = describeError(error);
         // A kept-alive socket the server closed meanwhile: send once more on a fresh one.
         if (req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) resolve({ retry: true });
-        else reject(error instanceof RequestTimeout || error instanceof TransportError ? error : new TransportError(`${request.method} ${url.href} failed: ${message}`, code));
+        else
+          reject(
+            error instanceof RequestTimeout || error instanceof TransportError
+              ? error
+              : new TransportError(`${request.method} ${url.href} failed: ${message}`, code),
+          );
       };
       const timer = setTimeout(() => {
         const timeout = new RequestTimeout(`no complete response to ${request.method} ${url.pathname} within ${options.timeoutMs} ms (CONTRACT_TIMEOUT_MS)`);
@@ -152,7 +168,9 @@ export function createClient(options: ClientOptions): Client {
 
   async function sendRequest(request: ApiRequest): Promise<ApiResponse> {
     if (hungSince !== undefined && performance.now() - lastAttempt < retryEvery) {
-      throw new RequestTimeout(`not sent: the server has answered nothing for ${Math.round((performance.now() - hungSince) / 1000)} s (not even a request without a token); it looks hung`);
+      throw new RequestTimeout(
+        `not sent: the server has answered nothing for ${Math.round((performance.now() - hungSince) / 1000)} s (not even a request without a token); it looks hung`,
+      );
     }
     lastAttempt = performance.now();
     try {
@@ -172,7 +190,12 @@ export function createClient(options: ClientOptions): Client {
     }
   }
 
-  return { baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, send: sendRequest, curl: (request) => curlLine(options.baseUrl, request, options.secrets ?? new Map()) };
+  return {
+    baseUrl: options.baseUrl,
+    timeoutMs: options.timeoutMs,
+    send: sendRequest,
+    curl: (request) => curlLine(options.baseUrl, request, options.secrets ?? new Map()),
+  };
 }
 
 const singleQuoted = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
@@ -182,7 +205,9 @@ const doubleQuoted = (text: string): string => `"${text.replace(/["\\`$]/g, (c) 
 export function curlLine(baseUrl: string, request: ApiRequest, secrets: ReadonlyMap<string, string>): string {
   const parts = ['curl', '-sS', '-i', '-X', request.method, singleQuoted(`${baseUrl}${request.path}`)];
   const names = Object.keys(request.headers).map((h) => h.toLowerCase());
-  const each = Object.entries(request.headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value] as const] : value.map((v) => [name, v] as const)));
+  const each = Object.entries(request.headers).flatMap(([name, value]) =>
+    typeof value === 'string' ? [[name, value] as const] : value.map((v) => [name, v] as const),
+  );
   for (const [name, value] of each) {
     let secretValue = value;
     let usesSecret = false;

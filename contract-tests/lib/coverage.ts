@@ -5,7 +5,7 @@
 import { isObject, loadDocument, pointerTo, responseSchemaPointer } from '../../spec/lib/openapi.ts';
 import { operationModels, resolveSchema, type OperationModel } from './operations.ts';
 
-export type RuleTally = { run: number; skipped: Record<string, number> };
+type RuleTally = { run: number; skipped: Record<string, number> };
 export type OperationCoverage = {
   exchanges: number;
   statuses: Record<string, number>;
@@ -37,7 +37,9 @@ function shapeAt(pointer: string, name: string): Shape {
   const properties = schema['properties'];
   if (isObject(properties)) for (const property of Object.keys(properties)) shape.properties.set(property, `${at}/properties/${pointerTo(property).slice(2)}`);
   if (isObject(schema['items'])) shape.items = `${at}/items`;
-  const branches = ['oneOf', 'anyOf', 'allOf'].flatMap((keyword) => (Array.isArray(schema[keyword]) ? schema[keyword].map((_: unknown, i: number) => shapeAt(`${at}/${keyword}/${i}`, shape.name)) : []));
+  const branches = ['oneOf', 'anyOf', 'allOf'].flatMap((keyword) =>
+    Array.isArray(schema[keyword]) ? schema[keyword].map((_: unknown, i: number) => shapeAt(`${at}/${keyword}/${i}`, shape.name)) : [],
+  );
   const objects = branches.filter((b) => b.properties.size > 0);
   // A wrapper (`oneOf: [Person, null]`) is counted as the one object it wraps.
   if (shape.properties.size === 0 && objects.length === 1 && objects[0]) shape.name = objects[0].name;
@@ -196,9 +198,15 @@ export class Coverage {
           non_null: fields.filter((f) => counts(f)[0] > 0),
           only_null: fields.filter((f) => counts(f)[0] === 0 && counts(f)[1] > 0),
           never_present: fields.filter((f) => counts(f)[0] === 0 && counts(f)[1] === 0),
-          counts: Object.fromEntries(fields.filter((f) => seen.fields[f]).map((f) => [f, { non_null: counts(f)[0], null: counts(f)[1], absent: counts(f)[2] }])),
+          counts: Object.fromEntries(
+            fields.filter((f) => seen.fields[f]).map((f) => [f, { non_null: counts(f)[0], null: counts(f)[1], absent: counts(f)[2] }]),
+          ),
         },
-        request_fields: { documented: op.fields.map((f) => f.name), sent: seen.requestFields, unsent: op.fields.map((f) => f.name).filter((f) => !seen.requestFields[f]) },
+        request_fields: {
+          documented: op.fields.map((f) => f.name),
+          sent: seen.requestFields,
+          unsent: op.fields.map((f) => f.name).filter((f) => !seen.requestFields[f]),
+        },
         enum_values: enumValues,
         rules: seen.rules,
       };
@@ -216,19 +224,26 @@ export class Coverage {
       const enums = Object.entries(r.enum_values).map(([field, e]) => `${field} ${e.documented.length - e.unsent.length}/${e.documented.length}`);
       const rules = Object.values(r.rules);
       const run = rules.filter((t) => t.run > 0).length;
-      const skippedOnly = Object.entries(r.rules).filter(([, t]) => t.run === 0).map(([name, t]) => `${name}: ${Object.keys(t.skipped).join('; ')}`);
+      const skippedOnly = Object.entries(r.rules)
+        .filter(([, t]) => t.run === 0)
+        .map(([name, t]) => `${name}: ${Object.keys(t.skipped).join('; ')}`);
       return `${operationId}: ${r.exchanges} exchanges; ${statuses}; ${fields}; ${request}${enums.length > 0 ? `; values ${enums.join(', ')}` : ''}; rules ${run}/${rules.length} ran${skippedOnly.length > 0 ? ` (never: ${skippedOnly.join(' | ')})` : ''}`;
     });
   }
 }
 
-export type OperationReport = {
+type OperationReport = {
   exchanges: number;
   statuses: { documented: string[]; seen: Record<string, number>; unseen: string[]; undocumented: string[] };
-  response_fields: { documented: number; non_null: string[]; only_null: string[]; never_present: string[]; counts: Record<string, { non_null: number; null: number; absent: number }> };
+  response_fields: {
+    documented: number;
+    non_null: string[];
+    only_null: string[];
+    never_present: string[];
+    counts: Record<string, { non_null: number; null: number; absent: number }>;
+  };
   request_fields: { documented: string[]; sent: Record<string, number>; unsent: string[] };
   enum_values: Record<string, { documented: string[]; sent: Record<string, number>; unsent: string[] }>;
   rules: Record<string, RuleTally>;
 };
 export type CoverageReport = { operations: Record<string, OperationReport> };
-

@@ -12,7 +12,7 @@ export type RecordGroup = keyof typeof RECORD_STORIES;
 export type RecordStory<G extends RecordGroup = RecordGroup> = (typeof RECORD_STORIES)[G][number];
 
 export const DEFAULT_TIMEOUT_MS = 5000;
-export const DEFAULT_NUM_RUNS = 20;
+const DEFAULT_NUM_RUNS = 20;
 
 /** `tokens.full_access` → CONTRACT_TOKEN, `tokens.read_only` → CONTRACT_READ_ONLY_TOKEN. */
 export function tokenVariable(persona: Persona): string {
@@ -72,11 +72,22 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const SETTINGS = ['CONTRACT_BASE_URL', 'CONTRACT_ALLOW_WRITES', 'CONTRACT_REPORT', 'CONTRACT_COVERAGE', 'CONTRACT_TIMEOUT_MS', 'CONTRACT_SEED', 'CONTRACT_NUM_RUNS', 'CONTRACT_STRICT'] as const;
+const SETTINGS = [
+  'CONTRACT_BASE_URL',
+  'CONTRACT_ALLOW_WRITES',
+  'CONTRACT_REPORT',
+  'CONTRACT_COVERAGE',
+  'CONTRACT_TIMEOUT_MS',
+  'CONTRACT_SEED',
+  'CONTRACT_NUM_RUNS',
+  'CONTRACT_STRICT',
+] as const;
 
 /** Every variable the suite reads, for the runbook and for catching typos. */
 export function knownVariables(): string[] {
-  const records = Object.entries(RECORD_STORIES).flatMap(([group, stories]) => stories.map((story) => recordVariable(isGroup(group) ? group : 'projects', story)));
+  const records = Object.entries(RECORD_STORIES).flatMap(([group, stories]) =>
+    stories.map((story) => recordVariable(isGroup(group) ? group : 'projects', story)),
+  );
   return [...SETTINGS, ...PERSONAS.map(tokenVariable), personVariable('full_access'), ...records];
 }
 
@@ -126,7 +137,11 @@ function isInputId(value: string): boolean {
 
 function readBaseUrl(env: Env): { baseUrl: string; loopback: boolean; host: string } {
   const raw = env['CONTRACT_BASE_URL'];
-  if (raw === undefined || raw.trim() === '') throw new ConfigError('CONTRACT_BASE_URL', 'is not set; give the origin of the server to test: --base-url http://127.0.0.1:4010 or CONTRACT_BASE_URL=http://127.0.0.1:4010 (there is no default)');
+  if (raw === undefined || raw.trim() === '')
+    throw new ConfigError(
+      'CONTRACT_BASE_URL',
+      'is not set; give the origin of the server to test: --base-url http://127.0.0.1:4010 or CONTRACT_BASE_URL=http://127.0.0.1:4010 (there is no default)',
+    );
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -134,10 +149,15 @@ function readBaseUrl(env: Env): { baseUrl: string; loopback: boolean; host: stri
     throw new ConfigError('CONTRACT_BASE_URL', `is not a URL: "${raw}" (expected e.g. https://staging.example.com)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('CONTRACT_BASE_URL', `must start with http:// or https://, got "${raw}"`);
-  if (url.username || url.password) throw new ConfigError('CONTRACT_BASE_URL', 'must not carry credentials; pass tokens in CONTRACT_TOKEN and the other *_TOKEN variables');
+  if (url.username || url.password)
+    throw new ConfigError('CONTRACT_BASE_URL', 'must not carry credentials; pass tokens in CONTRACT_TOKEN and the other *_TOKEN variables');
   if (url.search || url.hash) throw new ConfigError('CONTRACT_BASE_URL', `must not have a query or fragment, got "${raw}"`);
   const path = url.pathname.replace(/\/+$/, '');
-  if (/\/api\/external(\/v\d+)?$/.test(path)) throw new ConfigError('CONTRACT_BASE_URL', `must be the origin without the API prefix (the suite adds /api/external/v1/…): use ${url.origin}${path.replace(/\/api\/external(\/v\d+)?$/, '')}`);
+  if (/\/api\/external(\/v\d+)?$/.test(path))
+    throw new ConfigError(
+      'CONTRACT_BASE_URL',
+      `must be the origin without the API prefix (the suite adds /api/external/v1/…): use ${url.origin}${path.replace(/\/api\/external(\/v\d+)?$/, '')}`,
+    );
   return { baseUrl: `${url.origin}${path}`, loopback: isLoopback(url.hostname), host: url.host };
 }
 
@@ -147,21 +167,28 @@ export function readConfig(env: Env = process.env): ContractConfig {
   for (const name of Object.keys(env).sort()) {
     if (!name.startsWith('CONTRACT_') || known.includes(name) || env[name] === undefined) continue;
     const nearest = known.map((k) => ({ k, d: distance(name, k) })).sort((a, b) => a.d - b.d)[0];
-    throw new ConfigError(name, `is not a variable of the contract suite${nearest && nearest.d <= 4 ? ` (did you mean ${nearest.k}?)` : ''}; see contract-tests/README.md`);
+    throw new ConfigError(
+      name,
+      `is not a variable of the contract suite${nearest && nearest.d <= 4 ? ` (did you mean ${nearest.k}?)` : ''}; see contract-tests/README.md`,
+    );
   }
 
   const { baseUrl, loopback, host } = readBaseUrl(env);
   const timeoutMs = integer(env, 'CONTRACT_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 100, 120_000);
   const numRuns = integer(env, 'CONTRACT_NUM_RUNS', DEFAULT_NUM_RUNS, 1, 10_000);
   const seedText = optional(env, 'CONTRACT_SEED');
-  if (seedText !== undefined && !/^-?\d+$/.test(seedText.trim())) throw new ConfigError('CONTRACT_SEED', `must be an integer (the seed a failed property printed), got "${seedText}"`);
+  if (seedText !== undefined && !/^-?\d+$/.test(seedText.trim()))
+    throw new ConfigError('CONTRACT_SEED', `must be an integer (the seed a failed property printed), got "${seedText}"`);
   const seed = seedText === undefined ? undefined : Number(seedText.trim());
   if (seed !== undefined && !Number.isSafeInteger(seed)) throw new ConfigError('CONTRACT_SEED', `is out of range: ${seedText}`);
 
   const allowWrites = flag(env, 'CONTRACT_ALLOW_WRITES');
   const strict = flag(env, 'CONTRACT_STRICT');
   if (!loopback && !allowWrites) {
-    throw new ConfigError('CONTRACT_ALLOW_WRITES', `the suite resumes projects and closes goals on ${host}, which is not this machine; set CONTRACT_ALLOW_WRITES=1 to allow writes there`);
+    throw new ConfigError(
+      'CONTRACT_ALLOW_WRITES',
+      `the suite resumes projects and closes goals on ${host}, which is not this machine; set CONTRACT_ALLOW_WRITES=1 to allow writes there`,
+    );
   }
 
   const report = optional(env, 'CONTRACT_REPORT');
@@ -173,9 +200,14 @@ export function readConfig(env: Env = process.env): ContractConfig {
     const value = optional(env, name);
     if (value === undefined) continue;
     const token = value.trim();
-    if (/[\s\x00-\x1f\x7f]/.test(token) || token.length > 1024) throw new ConfigError(name, 'must be one API token (no spaces or control characters; not "Bearer …", just the token)');
+    if (/[\s\x00-\x1f\x7f]/.test(token) || token.length > 1024)
+      throw new ConfigError(name, 'must be one API token (no spaces or control characters; not "Bearer …", just the token)');
     // Never echo the value: it may be a real secret in the wrong variable.
-    if (!TOKEN_FORM.test(token)) throw new ConfigError(name, `is not an API token: tokens are opk_ followed by 43 characters of A-Z a-z 0-9 _ - (47 in all); the value given has ${token.length} characters${token.startsWith('opk_') ? '' : ' and does not start with opk_'}`);
+    if (!TOKEN_FORM.test(token))
+      throw new ConfigError(
+        name,
+        `is not an API token: tokens are opk_ followed by 43 characters of A-Z a-z 0-9 _ - (47 in all); the value given has ${token.length} characters${token.startsWith('opk_') ? '' : ' and does not start with opk_'}`,
+      );
     tokens[persona] = token;
   }
 
@@ -203,6 +235,7 @@ function flag(env: Env, name: string): boolean {
 
 function readId(env: Env, name: string): string | undefined {
   const value = optional(env, name)?.trim();
-  if (value !== undefined && !isInputId(value)) throw new ConfigError(name, `"${value}" is not an id the API accepts (a slug id like name-FjO1YSsAoCpZz3SMRvlSvK, a bare short id, or a UUID)`);
+  if (value !== undefined && !isInputId(value))
+    throw new ConfigError(name, `"${value}" is not an id the API accepts (a slug id like name-FjO1YSsAoCpZz3SMRvlSvK, a bare short id, or a UUID)`);
   return value;
 }

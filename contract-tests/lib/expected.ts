@@ -6,7 +6,7 @@ import type { ApiResponse } from './client.ts';
 import { responseExample, responseExampleText, type OperationModel } from './operations.ts';
 import { excerpt, violation, type Violation } from './violations.ts';
 
-export type ExpectedBody = { kind: 'text'; text: string } | { kind: 'json'; value: unknown } | { kind: 'schema' };
+type ExpectedBody = { kind: 'text'; text: string } | { kind: 'json'; value: unknown } | { kind: 'schema' };
 /** One acceptable answer: a status and the exact body (JSON compared parsed, text byte for byte). */
 export type Expected = { status: number; body: ExpectedBody; label: string };
 /** Production's answer; several alternatives where production itself is nondeterministic (RULES.md#decision-2). */
@@ -31,7 +31,8 @@ export const messages = {
   nullField: (name: string): string => `Field '${name}' cannot be null`,
   unknownField: (name: string): string => `Unknown input field: ${name}`,
   unknownType: (type: 'string' | 'boolean'): string => `Unknown input type: ${type}`,
-  invalidEnum: (enumName: string, printed: string, allowed: ReadonlyArray<string>): string => `Invalid value for enum ${enumName}: ${printed}. Allowed values: ${allowed.join(', ')}`,
+  invalidEnum: (enumName: string, printed: string, allowed: ReadonlyArray<string>): string =>
+    `Invalid value for enum ${enumName}: ${printed}. Allowed values: ${allowed.join(', ')}`,
 };
 
 /** Production's error answers for one operation, read from the spec's examples for that operation. */
@@ -45,7 +46,11 @@ export function answers(model: OperationModel) {
     forbidden: json(403, responseExample(model, 403, 'application/json'), '403 JSON Forbidden'),
     notFound: json(404, responseExample(model, 404, 'application/json'), '404 JSON Not found'),
     decodingCrash: json(500, responseExample(model, 500, 'application/json', 'decoding_crash'), '500 {"errors":{"detail":"Internal Server Error"}}'),
-    operationFailed: json(500, responseExample(model, 500, 'application/json', 'operation_failed'), '500 {"error":"Internal server error",…} (the operation failed)'),
+    operationFailed: json(
+      500,
+      responseExample(model, 500, 'application/json', 'operation_failed'),
+      '500 {"error":"Internal server error",…} (the operation failed)',
+    ),
     unsupportedMediaType: json(415, responseExample(model, 415, 'application/json'), '415 Unsupported Media Type'),
     notAcceptable: text(406, responseExampleText(model, 406, 'text/html'), '406 "Not Acceptable"'),
     invalidJsonHtml: text(400, responseExampleText(model, 400, 'text/html'), '400 "Bad Request" (text/html)'),
@@ -54,7 +59,8 @@ export function answers(model: OperationModel) {
     nullField: (name: string) => badRequest(messages.nullField(name), `"${messages.nullField(name)}"`),
     unknownField: (name: string) => badRequest(messages.unknownField(name), `"${messages.unknownField(name)}"`),
     unknownType: (type: 'string' | 'boolean') => badRequest(messages.unknownType(type), `"${messages.unknownType(type)}"`),
-    invalidEnum: (enumName: string, printed: string, allowed: ReadonlyArray<string>) => badRequest(messages.invalidEnum(enumName, printed, allowed), `"${messages.invalidEnum(enumName, printed, allowed)}"`),
+    invalidEnum: (enumName: string, printed: string, allowed: ReadonlyArray<string>) =>
+      badRequest(messages.invalidEnum(enumName, printed, allowed), `"${messages.invalidEnum(enumName, printed, allowed)}"`),
   };
 }
 export type Answers = ReturnType<typeof answers>;
@@ -79,7 +85,8 @@ function bodyMatches(response: ApiResponse, body: ExpectedBody): boolean {
   }
 }
 
-const show = (body: ExpectedBody): string => (body.kind === 'text' ? JSON.stringify(body.text) : body.kind === 'json' ? JSON.stringify(body.value) : 'the schema');
+const show = (body: ExpectedBody): string =>
+  body.kind === 'text' ? JSON.stringify(body.text) : body.kind === 'json' ? JSON.stringify(body.value) : 'the schema';
 
 /** How the response departs from production's answer (nothing when it matches one alternative). */
 export function compare(response: ApiResponse, expectation: Expectation): Violation[] {
@@ -88,14 +95,27 @@ export function compare(response: ApiResponse, expectation: Expectation): Violat
   if (matched) {
     // Production sends its error bodies byte for byte (key order included); a client comparing bytes would notice.
     if (matched.body.kind === 'json' && response.text !== JSON.stringify(matched.body.value)) {
-      return [violation(['response', 'body'], 'expected.bytes', `the same JSON as production, but not the same bytes (key order or spacing): production sends ${JSON.stringify(matched.body.value)}`, 'warning')];
+      return [
+        violation(
+          ['response', 'body'],
+          'expected.bytes',
+          `the same JSON as production, but not the same bytes (key order or spacing): production sends ${JSON.stringify(matched.body.value)}`,
+          'warning',
+        ),
+      ];
     }
     return [];
   }
   const sameStatus = alternatives.filter((a) => a.status === response.status);
   const wanted = alternatives.map((a) => a.label).join(' or ');
   if (sameStatus.length > 0) {
-    return [violation(['response', 'body'], 'expected.body', `expected the body ${sameStatus.map((a) => show(a.body)).join(' or ')}; got ${JSON.stringify(excerpt(response.text, 200))}`)];
+    return [
+      violation(
+        ['response', 'body'],
+        'expected.body',
+        `expected the body ${sameStatus.map((a) => show(a.body)).join(' or ')}; got ${JSON.stringify(excerpt(response.text, 200))}`,
+      ),
+    ];
   }
   return [violation(['response', 'status'], 'expected.status', `expected ${wanted}; got ${response.status} ${JSON.stringify(excerpt(response.text, 80))}`)];
 }

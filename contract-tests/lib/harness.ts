@@ -39,7 +39,10 @@ export function target(): Target {
       if (typeof token === 'string' && isPersona(persona)) secrets.set(token, tokenVariable(persona));
     }
     const probe = probeRequest();
-    shared = { ...resolved, client: createClient({ baseUrl: resolved.config.baseUrl, timeoutMs: resolved.config.timeoutMs, secrets, ...(probe ? { probe } : {}) }) };
+    shared = {
+      ...resolved,
+      client: createClient({ baseUrl: resolved.config.baseUrl, timeoutMs: resolved.config.timeoutMs, secrets, ...(probe ? { probe } : {}) }),
+    };
   }
   return shared;
 }
@@ -52,9 +55,13 @@ function isPersona(value: string): value is Persona {
  * How the request authenticates: none, a persona's token with a scheme (default `Bearer `), a literal header, or
  * several Authorization headers in order (each a persona's Bearer token or a literal value).
  */
-export type Auth = { persona: Persona; scheme?: string } | { header: string } | { headers: ReadonlyArray<{ persona: Persona } | { header: string }> } | undefined;
+export type Auth =
+  | { persona: Persona; scheme?: string }
+  | { header: string }
+  | { headers: ReadonlyArray<{ persona: Persona } | { header: string }> }
+  | undefined;
 
-export type Send = {
+type Send = {
   op: OperationModel;
   /** The JSON body (encoded with JSON.stringify); ignored when `raw` is given. */
   body?: unknown;
@@ -207,7 +214,11 @@ export function contract(ctx: TestContext): Contract {
         if (exchange.response.status === 200) {
           coverage.rule(operationId, 'state');
           const names: ReadonlyArray<string> = CALLER_FIELDS[operationId];
-          coverage.rule(operationId, 'caller', names.length === 0 ? `${operationId}'s answer names no caller` : t.person === undefined ? 'needs CONTRACT_PERSON_ID (not set)' : undefined);
+          coverage.rule(
+            operationId,
+            'caller',
+            names.length === 0 ? `${operationId}'s answer names no caller` : t.person === undefined ? 'needs CONTRACT_PERSON_ID (not set)' : undefined,
+          );
         }
       }
       judge(exchange, violations);

@@ -81,13 +81,8 @@ export function slugOf(label: string): string {
 }
 
 /** Whether a string is a short id: base 62, 19–22 characters (RULES.md#response-ids). */
-export function isShortId(value: string): boolean {
+function isShortId(value: string): boolean {
   return /^[A-Za-z0-9]{19,22}$/.test(value) && decodeId(value).kind === 'uuid';
-}
-
-/** Whether a string is a canonical UUID. */
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
 }
 
 /** The short id at the end of an answer's id (after the last dash), or undefined when there is none. */

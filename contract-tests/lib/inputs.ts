@@ -25,9 +25,19 @@ export function wrongInputs(field: FieldModel, a: Answers): WrongInput[] {
   const table = 'RULES.md#error-table';
   switch (field.kind) {
     case 'string':
-      return [42, true, { text: 'yes' }, ['yes']].map((value) => ({ label: `a ${Array.isArray(value) ? 'list' : typeof value}`, value, expectation: one(a.unknownType('string')), source: `${table} #14` }));
+      return [42, true, { text: 'yes' }, ['yes']].map((value) => ({
+        label: `a ${Array.isArray(value) ? 'list' : typeof value}`,
+        value,
+        expectation: one(a.unknownType('string')),
+        source: `${table} #14`,
+      }));
     case 'boolean':
-      return ['true', 1, { value: true }, [true]].map((value) => ({ label: typeof value === 'string' ? 'the string "true"' : `a ${Array.isArray(value) ? 'list' : typeof value}`, value, expectation: one(a.unknownType('boolean')), source: `${table} #15` }));
+      return ['true', 1, { value: true }, [true]].map((value) => ({
+        label: typeof value === 'string' ? 'the string "true"' : `a ${Array.isArray(value) ? 'list' : typeof value}`,
+        value,
+        expectation: one(a.unknownType('boolean')),
+        source: `${table} #15`,
+      }));
     case 'enum': {
       const values = field.enumValues ?? [];
       const name = field.enumName ?? field.name;
@@ -106,7 +116,9 @@ export function inputVerdict(field: FieldModel, value: unknown, a: Answers, fits
   switch (field.kind) {
     case 'string':
       if (typeof value !== 'string') return rejected(one(a.unknownType('string')), `${TABLE} #14`);
-      return fitsSchema(value) ? valid : { kind: 'fails', source: `a ${field.name} the spec refuses (${JSON.stringify(value)}) makes the operation fail after the token (RULES.md#error-26)` };
+      return fitsSchema(value)
+        ? valid
+        : { kind: 'fails', source: `a ${field.name} the spec refuses (${JSON.stringify(value)}) makes the operation fail after the token (RULES.md#error-26)` };
     case 'boolean':
       return typeof value === 'boolean' ? valid : rejected(one(a.unknownType('boolean')), `${TABLE} #15`);
     case 'enum': {
@@ -135,7 +147,8 @@ export function inputVerdict(field: FieldModel, value: unknown, a: Answers, fits
         return rejected(one(a.decodingCrash), `${TABLE} #19`);
       }
       if (document === null) return field.nullable ? valid : rejected(one(a.nullField(field.name)), `${TABLE} #13`);
-      if (typeof document !== 'object' || Array.isArray(document)) return { kind: 'fails', source: `a ${field.name} that is JSON but not a document makes the operation fail after the token (RULES.md#error-26)` };
+      if (typeof document !== 'object' || Array.isArray(document))
+        return { kind: 'fails', source: `a ${field.name} that is JSON but not a document makes the operation fail after the token (RULES.md#error-26)` };
       return { kind: 'valid', refers: mentions(document) };
     }
     case 'id-list': {

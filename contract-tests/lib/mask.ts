@@ -7,17 +7,20 @@
 // masked only as whole words.
 
 /** Header names whose values are credentials (Authorization, cookies, API keys, session and auth tokens). */
-export const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|x-access-token|x-csrf-token|x-xsrf-token|api-key|apikey|x-session-token|x-amz-security-token)$|token|secret|password|api[-_]?key/i;
+const CREDENTIAL_HEADER =
+  /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|x-access-token|x-csrf-token|x-xsrf-token|api-key|apikey|x-session-token|x-amz-security-token)$|token|secret|password|api[-_]?key/i;
 
 /** Query parameter names whose values are credentials. */
-const CREDENTIAL_PARAMETER = /^(access_token|token|api_key|apikey|key|auth|authorization|session|sessionid|password|secret|client_secret|id_token|refresh_token|sig|signature)$/i;
+const CREDENTIAL_PARAMETER =
+  /^(access_token|token|api_key|apikey|key|auth|authorization|session|sessionid|password|secret|client_secret|id_token|refresh_token|sig|signature)$/i;
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The API's token shape, wherever it appears. */
 const TOKEN_LIKE = /opk_[A-Za-z0-9_-]{8,}/gi;
 /** `name: value` / `name=value` / `"name":"value"` pairs whose name says the value is a credential. */
-const PAIR = /(["']?\b(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|x-access-token|access_token|api_key|apikey|refresh_token|id_token|client_secret|password|secret)\b["']?\s*[:=]\s*["']?)(?:bearer[ \t]+|basic[ \t]+)?((?!\$)(?!(?:bearer|basic)\b)[^\s"'&;,<>]{4,})/gi;
+const PAIR =
+  /(["']?\b(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|x-access-token|access_token|api_key|apikey|refresh_token|id_token|client_secret|password|secret)\b["']?\s*[:=]\s*["']?)(?:bearer[ \t]+|basic[ \t]+)?((?!\$)(?!(?:bearer|basic)\b)[^\s"'&;,<>]{4,})/gi;
 
 export type Masker = {
   /** Adds a credential and the name to show instead (`$NAME`). */
@@ -39,7 +42,8 @@ export function createMasker(secrets: Iterable<readonly [string, string]> = []):
     shortPattern = short.length > 0 ? new RegExp(`(?<![A-Za-z0-9_-])(?:${short.map(escapeRegExp).join('|')})(?![A-Za-z0-9_-])`, 'g') : undefined;
   };
   const nameOf = (found: string): string => {
-    for (const [secret, name] of known) if (secret.toLowerCase() === found.toLowerCase() || encodeURIComponent(secret).toLowerCase() === found.toLowerCase()) return name;
+    for (const [secret, name] of known)
+      if (secret.toLowerCase() === found.toLowerCase() || encodeURIComponent(secret).toLowerCase() === found.toLowerCase()) return name;
     return 'SECRET';
   };
   const masker: Masker = {
@@ -52,14 +56,20 @@ export function createMasker(secrets: Iterable<readonly [string, string]> = []):
     addFromRequest(headers, url) {
       for (const [name, value] of headers) {
         if (!CREDENTIAL_HEADER.test(name)) continue;
-        const label = name.toLowerCase() === 'cookie' ? 'COOKIE' : name.toLowerCase().includes('authorization') ? 'CREDENTIALS' : name.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+        const label =
+          name.toLowerCase() === 'cookie'
+            ? 'COOKIE'
+            : name.toLowerCase().includes('authorization')
+              ? 'CREDENTIALS'
+              : name.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
         masker.add(value, label);
         // Every word of it too (the credential after `Bearer`, a tab or more spaces; each cookie's value).
         for (const word of value.split(/[\s;,=]+/)) if (word.length >= 4 && !/^(bearer|basic|token)$/i.test(word)) masker.add(word, label);
       }
       const query = url.indexOf('?');
       if (query >= 0) {
-        for (const [name, value] of new URLSearchParams(url.slice(query + 1))) if (CREDENTIAL_PARAMETER.test(name) && value.length >= 4) masker.add(value, name.toUpperCase());
+        for (const [name, value] of new URLSearchParams(url.slice(query + 1)))
+          if (CREDENTIAL_PARAMETER.test(name) && value.length >= 4) masker.add(value, name.toUpperCase());
       }
     },
     mask(text) {

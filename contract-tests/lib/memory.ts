@@ -101,7 +101,8 @@ export class RecordMemory {
       if (isObject(before) && isObject(after) && !Array.isArray(before) && !Array.isArray(after)) {
         let mayChange = allowed;
         const type = after['__typename'];
-        if (at.length > 3 && typeof type === 'string' && uuidOf(before) === uuidOf(after) && writtenSince(after)) mayChange = CHANGES_OF_TYPE.get(type) ?? NOTHING;
+        if (at.length > 3 && typeof type === 'string' && uuidOf(before) === uuidOf(after) && writtenSince(after))
+          mayChange = CHANGES_OF_TYPE.get(type) ?? NOTHING;
         // A field that appears is the schema rules' to judge (an additive field is a warning there); one that
         // changes or disappears is this rule's.
         for (const field of Object.keys(before)) {
@@ -113,10 +114,23 @@ export class RecordMemory {
     };
     compare(previous.record, record, ['response', 'body', write.record], new Set(write.changes));
     const what = operationId === 'resumeProject' ? 'resume' : 'close';
-    const violations = found.slice(0, REPORTED).map(({ at, before, after }) =>
-      violation(at, 'left-alone', `${what} changes only ${write.changes.join(', ')} of the ${write.record} (and, in a nested record written since, what that write changes; RULES.md#left-alone), but this field was ${shown(before)} in the previous answer for the same ${write.record} and is ${shown(after)} now`),
-    );
-    if (found.length > REPORTED) violations.push(violation(['response', 'body', write.record], 'left-alone', `and ${found.length - REPORTED} more fields changed that ${what} leaves alone (RULES.md#left-alone)`));
+    const violations = found
+      .slice(0, REPORTED)
+      .map(({ at, before, after }) =>
+        violation(
+          at,
+          'left-alone',
+          `${what} changes only ${write.changes.join(', ')} of the ${write.record} (and, in a nested record written since, what that write changes; RULES.md#left-alone), but this field was ${shown(before)} in the previous answer for the same ${write.record} and is ${shown(after)} now`,
+        ),
+      );
+    if (found.length > REPORTED)
+      violations.push(
+        violation(
+          ['response', 'body', write.record],
+          'left-alone',
+          `and ${found.length - REPORTED} more fields changed that ${what} leaves alone (RULES.md#left-alone)`,
+        ),
+      );
     return { violations };
   }
 

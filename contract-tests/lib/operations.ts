@@ -2,11 +2,18 @@
 // is secured, its request fields in declaration order (kind, required, nullable, enum values), its target id field,
 // its named request examples and its documented error bodies. A new operation in the spec gets every table-driven
 // check from this model; the only hand-written line per operation is its profile (which fixture story it writes).
-import { operationModels as specModels, resolveSchema, type FieldKind, type FieldModel, type OperationId, type OperationModel as SpecOperationModel, type RequestBody } from '../../spec/lib/operations.ts';
+import {
+  operationModels as specModels,
+  resolveSchema,
+  type FieldModel,
+  type OperationId,
+  type OperationModel as SpecOperationModel,
+  type RequestBody,
+} from '../../spec/lib/operations.ts';
 import { dereference, isObject, loadDocument, pointerTo, resolvePointer } from '../../spec/lib/openapi.ts';
 import type { RecordGroup, RecordStory } from './env.ts';
 
-export { resolveSchema, type FieldKind, type FieldModel, type OperationId, type RequestBody };
+export { resolveSchema, type FieldModel, type OperationId, type RequestBody };
 
 /** spec/lib/operations.ts's model of an operation, and which fixture record the suite writes to with it. */
 export type OperationModel = SpecOperationModel & {
@@ -34,11 +41,13 @@ export function operationModels(): OperationModel[] {
   if (cached) return cached;
   cached = specModels().map((model) => {
     const { operationId } = model;
-    if (!isOperationId(operationId)) throw new Error(`the spec has operation ${operationId} but contract-tests/lib/operations.ts PROFILES does not; add its fixture story there`);
+    if (!isOperationId(operationId))
+      throw new Error(`the spec has operation ${operationId} but contract-tests/lib/operations.ts PROFILES does not; add its fixture story there`);
     const target = model.fields.find((f) => f.required && f.kind === 'id');
     if (!target) throw new Error(`${operationId} has no required id field; the suite cannot tell which record it changes`);
     const group = `${target.name.replace(/_id$/, '')}s`;
-    if (group !== 'projects' && group !== 'goals') throw new Error(`${operationId} targets ${group}, which the suite has no fixture variables for (contract-tests/lib/env.ts RECORD_STORIES)`);
+    if (group !== 'projects' && group !== 'goals')
+      throw new Error(`${operationId} targets ${group}, which the suite has no fixture variables for (contract-tests/lib/env.ts RECORD_STORIES)`);
     return { ...model, targetField: target.name, group };
   });
   return cached;

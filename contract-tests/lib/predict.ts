@@ -34,7 +34,7 @@ export type Knowledge = {
   story(group: RecordGroup, id: string): string | undefined;
 };
 
-export const NOTHING_KNOWN: Knowledge = { who: () => undefined, story: () => undefined };
+const NOTHING_KNOWN: Knowledge = { who: () => undefined, story: () => undefined };
 
 export type Prediction = {
   op: OperationModel;
@@ -55,7 +55,7 @@ export type Prediction = {
 const segmentsOf = (path: string): string[] => path.split('/').filter(Boolean);
 
 /** The operation a request calls: POST on its path (empty segments and a trailing slash are ignored, as Phoenix does). */
-export function operationOf(method: string, url: string): OperationModel | undefined {
+function operationOf(method: string, url: string): OperationModel | undefined {
   if (method.toUpperCase() !== 'POST') return undefined;
   const path = url.split('?')[0] ?? '';
   // Percent-escapes in the path are routed in ways the model does not follow (pipeline.ts of the mock): left out.
@@ -91,7 +91,8 @@ function bodyKind(contentType: string | undefined): BodyKind {
   const type = match?.[1]?.toLowerCase();
   const subtype = match?.[2]?.toLowerCase() ?? '';
   if (type === 'application' && (subtype === 'json' || subtype.endsWith('+json'))) return 'json';
-  if ((type === 'application' && subtype === 'x-www-form-urlencoded') || (type === 'multipart' && (subtype === 'form-data' || subtype === 'mixed'))) return 'form';
+  if ((type === 'application' && subtype === 'x-www-form-urlencoded') || (type === 'multipart' && (subtype === 'form-data' || subtype === 'mixed')))
+    return 'form';
   return 'unsupported';
 }
 
@@ -166,7 +167,8 @@ function queryParams(url: string): JsonObject | undefined {
 
 function merge(query: JsonObject, body: JsonObject): JsonObject {
   const out: JsonObject = {};
-  for (const source of [query, body]) for (const [key, value] of Object.entries(source)) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  for (const source of [query, body])
+    for (const [key, value] of Object.entries(source)) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   return out;
 }
 
@@ -205,14 +207,31 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
     if (!parsed.ok) {
       const view = errorView(accept);
       const expectation = view === 'html' ? one(a.invalidJsonHtml) : view === 'json' ? one(a.invalidJsonJson) : either(a.invalidJsonHtml, a.invalidJsonJson);
-      return { op, stage: 'transport', rule: 'A body that is not JSON is 400 "Bad Request", as text/html unless Accept picks JSON (RULES.md#error-1)', expectation };
+      return {
+        op,
+        stage: 'transport',
+        rule: 'A body that is not JSON is 400 "Bad Request", as text/html unless Accept picks JSON (RULES.md#error-1)',
+        expectation,
+      };
     }
     body = parsed.params;
   }
   const json = acceptsJson(accept);
-  if (json === false) return { op, stage: 'transport', rule: 'An Accept header that allows no JSON is 406 "Not Acceptable" (RULES.md#error-4)', expectation: one(a.notAcceptable) };
+  if (json === false)
+    return {
+      op,
+      stage: 'transport',
+      rule: 'An Accept header that allows no JSON is 406 "Not Acceptable" (RULES.md#error-4)',
+      expectation: one(a.notAcceptable),
+    };
   if (json === undefined) return unmodelled('an Accept header whose q-values the model does not follow');
-  if (kind === 'unsupported') return { op, stage: 'transport', rule: 'A Content-Type that is neither JSON nor a form is 415 (RULES.md#error-5)', expectation: one(a.unsupportedMediaType) };
+  if (kind === 'unsupported')
+    return {
+      op,
+      stage: 'transport',
+      rule: 'A Content-Type that is neither JSON nor a form is 415 (RULES.md#error-5)',
+      expectation: one(a.unsupportedMediaType),
+    };
   if (kind === 'form') return unmodelled('form bodies');
   const query = queryParams(request.url);
   if (query === undefined) return unmodelled('a query string with nested keys or _format');
@@ -252,21 +271,54 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
   const authorization = firstHeader(request.headers, 'authorization');
   const token = tokenOf(authorization);
   if (token === undefined) {
-    const rule = authorization === undefined ? 'A request without an Authorization header is 401 "Unauthorized" once the inputs pass (RULES.md#error-21)' : 'An Authorization header with no token the service can read (another scheme, "bearer", a tab, no token) is 401 (RULES.md#reading-the-header)';
+    const rule =
+      authorization === undefined
+        ? 'A request without an Authorization header is 401 "Unauthorized" once the inputs pass (RULES.md#error-21)'
+        : 'An Authorization header with no token the service can read (another scheme, "bearer", a tab, no token) is 401 (RULES.md#reading-the-header)';
     return { op, stage: 'token', rule, expectation: one(a.unauthorized), params };
   }
-  if (!TOKEN_FORM.test(token)) return { op, stage: 'token', rule: 'A token not in production’s form (opk_ and 43 characters) is no token the service issued: 401 (RULES.md#decision-5)', expectation: one(a.unauthorized), params };
+  if (!TOKEN_FORM.test(token))
+    return {
+      op,
+      stage: 'token',
+      rule: 'A token not in production’s form (opk_ and 43 characters) is no token the service issued: 401 (RULES.md#decision-5)',
+      expectation: one(a.unauthorized),
+      params,
+    };
   const who = known.who(token);
   const withWho = who ? { who } : {};
-  if (who?.persona === 'suspended') return { op, stage: 'token', rule: `A suspended person’s token (${who.source}) is 401 "Unauthorized" (RULES.md#checking-the-token)`, expectation: one(a.unauthorized), params, ...withWho };
-  if (who?.persona === 'read_only') return { op, stage: 'read-only', rule: `A read-only token (${who.source}) is 403 "Read-only API tokens cannot execute mutations" (RULES.md#read-only-tokens)`, expectation: one(a.readOnly), params, ...withWho };
+  if (who?.persona === 'suspended')
+    return {
+      op,
+      stage: 'token',
+      rule: `A suspended person’s token (${who.source}) is 401 "Unauthorized" (RULES.md#checking-the-token)`,
+      expectation: one(a.unauthorized),
+      params,
+      ...withWho,
+    };
+  if (who?.persona === 'read_only')
+    return {
+      op,
+      stage: 'read-only',
+      rule: `A read-only token (${who.source}) is 403 "Read-only API tokens cannot execute mutations" (RULES.md#read-only-tokens)`,
+      expectation: one(a.readOnly),
+      params,
+      ...withWho,
+    };
   const tokenAnswers = who ? [] : [a.unauthorized, a.readOnly];
   const unknownToken = who ? '' : ' (or 401/403 for a token this side does not know)';
 
   // 4. Missing required fields, listed in declaration order (Order of checks 8).
   const missing = op.required.filter((name) => !Object.hasOwn(params, name));
   if (missing.length > 0) {
-    return { op, stage: 'missing-fields', rule: `Missing required fields are 400 "Missing required fields: ${missing.join(', ')}", in declaration order, after the token${unknownToken} (RULES.md#error-23)`, expectation: alternatives([...tokenAnswers, a.missingFields(missing)]), params, ...withWho };
+    return {
+      op,
+      stage: 'missing-fields',
+      rule: `Missing required fields are 400 "Missing required fields: ${missing.join(', ')}", in declaration order, after the token${unknownToken} (RULES.md#error-23)`,
+      expectation: alternatives([...tokenAnswers, a.missingFields(missing)]),
+      params,
+      ...withWho,
+    };
   }
 
   // 5. The record: 404 when it cannot be seen, 403 JSON when it cannot be edited, 500 when the operation fails.
@@ -274,12 +326,43 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
   const story = typeof id === 'string' ? known.story(op.group, id) : undefined;
   const withStory = story === undefined ? {} : { story };
   const outcome = fails ? [a.operationFailed] : refers ? [success, a.operationFailed] : [success];
-  const done = fails ? `; and ${fails}` : refers ? '; it names other people or records, so the operation may fail with 500' : '; valid input is never a server error';
+  const done = fails
+    ? `; and ${fails}`
+    : refers
+      ? '; it names other people or records, so the operation may fail with 500'
+      : '; valid input is never a server error';
   const record = `the ${story} ${op.group.replace(/s$/, '')}`;
   if (who && story !== undefined) {
-    if (who.persona === 'full_access') return { op, stage: 'record', rule: `The full-access person (${who.source}) can edit ${record} (a fixture)${done}`, expectation: alternatives(outcome), params, ...withWho, ...withStory };
-    if (who.persona === 'comment_only') return { op, stage: 'record', rule: `A person who can see ${record} but not edit it (comment_only, ${who.source}) gets 403 JSON (RULES.md#decision-3)`, expectation: one(a.forbidden), params, ...withWho, ...withStory };
-    if (who.persona === 'no_access') return { op, stage: 'record', rule: `A person who cannot see ${record} (no_access, ${who.source}) gets 404, never 403 (RULES.md#decision-3)`, expectation: one(a.notFound), params, ...withWho, ...withStory };
+    if (who.persona === 'full_access')
+      return {
+        op,
+        stage: 'record',
+        rule: `The full-access person (${who.source}) can edit ${record} (a fixture)${done}`,
+        expectation: alternatives(outcome),
+        params,
+        ...withWho,
+        ...withStory,
+      };
+    if (who.persona === 'comment_only')
+      return {
+        op,
+        stage: 'record',
+        rule: `A person who can see ${record} but not edit it (comment_only, ${who.source}) gets 403 JSON (RULES.md#decision-3)`,
+        expectation: one(a.forbidden),
+        params,
+        ...withWho,
+        ...withStory,
+      };
+    if (who.persona === 'no_access')
+      return {
+        op,
+        stage: 'record',
+        rule: `A person who cannot see ${record} (no_access, ${who.source}) gets 404, never 403 (RULES.md#decision-3)`,
+        expectation: one(a.notFound),
+        params,
+        ...withWho,
+        ...withStory,
+      };
   }
   return {
     op,

@@ -95,7 +95,9 @@ export async function preflight(config: ContractConfig): Promise<Preflight> {
     const variable = tokenVariable(persona);
     target.refused.push(variable);
     const from = target.sources[variable] === 'mock' ? ' (read from GET /__mock/fixtures)' : '';
-    target.notes.push(`${variable}${from} is refused: ${config.baseUrl} answers 401 to it (POST ${first.path} with {}, where a valid token gets ${expected}); the tests that need it will fail until it is a current API token of this server`);
+    target.notes.push(
+      `${variable}${from} is refused: ${config.baseUrl} answers 401 to it (POST ${first.path} with {}, where a valid token gets ${expected}); the tests that need it will fail until it is a current API token of this server`,
+    );
   }
   return { target };
 }

@@ -8,7 +8,7 @@ import { ContractFailure } from './violations.ts';
 
 let chosen: number | undefined;
 /** The seed of this run, the same for every property: CONTRACT_SEED when given, else a fresh one (reported either way). */
-export function runSeed(c: Contract): number {
+function runSeed(c: Contract): number {
   chosen ??= c.target.config.seed ?? (Date.now() ^ Math.floor(Math.random() * 0x7fffffff)) | 0;
   return chosen;
 }

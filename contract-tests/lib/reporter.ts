@@ -42,7 +42,10 @@ export default class ContractReporter implements Reporter {
   readonly #coverageFile: string | undefined;
 
   /** `coverageFile`: where to write the coverage JSON (else CONTRACT_COVERAGE, else nowhere). */
-  constructor(write: (text: string) => void = (text) => process.stdout.write(text), coverageFile: string | undefined = process.env['CONTRACT_COVERAGE']?.trim() || undefined) {
+  constructor(
+    write: (text: string) => void = (text) => process.stdout.write(text),
+    coverageFile: string | undefined = process.env['CONTRACT_COVERAGE']?.trim() || undefined,
+  ) {
     this.#write = write;
     this.#coverageFile = coverageFile;
   }
@@ -78,7 +81,10 @@ export default class ContractReporter implements Reporter {
           row.failed++;
           total.failed++;
           // A contract failure's message opens with the rule, which is the test's name: print it once.
-          failures.push({ name: test.fullName, messages: result.errors.map((e) => (e.message.startsWith(`${test.name}\n`) ? e.message.slice(test.name.length + 1) : e.message)) });
+          failures.push({
+            name: test.fullName,
+            messages: result.errors.map((e) => (e.message.startsWith(`${test.name}\n`) ? e.message.slice(test.name.length + 1) : e.message)),
+          });
         } else {
           row.skipped++;
           total.skipped++;
@@ -88,7 +94,12 @@ export default class ContractReporter implements Reporter {
         const exercised = test.meta().contractCoverage;
         if (exercised) coverage.merge(exercised);
         // Each test checks one rule (its name): run, or skipped with why.
-        if (operationIds.has(operation)) coverage.rule(operation, `tests: ${check}`, result.state === 'skipped' ? (result.note ?? 'skipped') : result.state === 'pending' ? 'not run' : undefined);
+        if (operationIds.has(operation))
+          coverage.rule(
+            operation,
+            `tests: ${check}`,
+            result.state === 'skipped' ? (result.note ?? 'skipped') : result.state === 'pending' ? 'not run' : undefined,
+          );
         const seed = test.meta().contractSeed;
         if (seed !== undefined) seeds.add(seed);
         for (const warning of test.meta().contractWarnings ?? []) {
@@ -106,8 +117,12 @@ export default class ContractReporter implements Reporter {
     const operationOrder = operationModels().map((o) => o.operationId);
     lines.push('', '━━ contract suite ━━');
     if (provided) {
-      lines.push(`server: ${provided.config.baseUrl}${provided.mock ? ` (this package's mock${provided.mockSession ? `, session ${provided.mockSession}` : ''})` : ''}`);
-      const fromMock = Object.entries(provided.sources).filter(([, s]) => s === 'mock').map(([v]) => v);
+      lines.push(
+        `server: ${provided.config.baseUrl}${provided.mock ? ` (this package's mock${provided.mockSession ? `, session ${provided.mockSession}` : ''})` : ''}`,
+      );
+      const fromMock = Object.entries(provided.sources)
+        .filter(([, s]) => s === 'mock')
+        .map(([v]) => v);
       if (fromMock.length > 0) lines.push(`read from GET /__mock/fixtures: ${fromMock.join(', ')}`);
       for (const note of provided.notes) lines.push(`✗ before the run: ${note}`);
     }
@@ -141,13 +156,20 @@ export default class ContractReporter implements Reporter {
         const [operation = '', check = ''] = key.split('\u0000');
         return { operation, check, ...counts };
       })
-      .sort((x, y) => order(operationOrder, x.operation) - order(operationOrder, y.operation) || order(CHECK_ORDER, x.check) - order(CHECK_ORDER, y.check) || x.check.localeCompare(y.check));
+      .sort(
+        (x, y) =>
+          order(operationOrder, x.operation) - order(operationOrder, y.operation) ||
+          order(CHECK_ORDER, x.check) - order(CHECK_ORDER, y.check) ||
+          x.check.localeCompare(y.check),
+      );
     const w1 = Math.max(9, ...table.map((r) => r.operation.length));
     const w2 = Math.max(5, ...table.map((r) => r.check.length));
     lines.push('', `${pad('operation', w1)}  ${pad('check', w2)}  ${padStart('pass', 5)}  ${padStart('fail', 5)}  ${padStart('skip', 5)}`);
     for (const r of table) {
       const mark = r.failed > 0 ? '  ✗' : r.passed === 0 && r.skipped > 0 ? '  (skipped)' : '';
-      lines.push(`${pad(r.operation, w1)}  ${pad(r.check, w2)}  ${padStart(String(r.passed), 5)}  ${padStart(String(r.failed), 5)}  ${padStart(String(r.skipped), 5)}${mark}`);
+      lines.push(
+        `${pad(r.operation, w1)}  ${pad(r.check, w2)}  ${padStart(String(r.passed), 5)}  ${padStart(String(r.failed), 5)}  ${padStart(String(r.skipped), 5)}${mark}`,
+      );
     }
 
     lines.push('', 'coverage (documented statuses seen; response fields seen non-null; request fields and enum values sent; rules run):');
@@ -183,16 +205,33 @@ export default class ContractReporter implements Reporter {
         lines.push(`  ${entry.count}× ${entry.where}  ${entry.example.message}  [${entry.example.code}; ${[...entry.tests].join(', ')}]`);
       }
     }
-    if (expected > 0) lines.push('', `note: ${expected} error answer${expected === 1 ? '' : 's'} came without a Content-Type, as production sends them (the spec's "Errors"; RULES.md#decision-2): expected, not counted as warnings`);
-    if (seeds.size > 0) lines.push('', `property tests ran with seed ${[...seeds].join(', ')}: replay them with CONTRACT_SEED=${[...seeds][0] ?? ''} (and the same CONTRACT_NUM_RUNS and filters)`);
+    if (expected > 0)
+      lines.push(
+        '',
+        `note: ${expected} error answer${expected === 1 ? '' : 's'} came without a Content-Type, as production sends them (the spec's "Errors"; RULES.md#decision-2): expected, not counted as warnings`,
+      );
+    if (seeds.size > 0)
+      lines.push(
+        '',
+        `property tests ran with seed ${[...seeds].join(', ')}: replay them with CONTRACT_SEED=${[...seeds][0] ?? ''} (and the same CONTRACT_NUM_RUNS and filters)`,
+      );
     const errors = moduleErrors.length + unhandledErrors.length;
     const strict = provided?.config.strict === true;
-    if (strict && total.skipped > 0) lines.push('', `strict (CONTRACT_STRICT=1 or --strict): the ${total.skipped} skipped test${total.skipped === 1 ? '' : 's'} above count${total.skipped === 1 ? 's' : ''} as failures; give the variables they need`);
+    if (strict && total.skipped > 0)
+      lines.push(
+        '',
+        `strict (CONTRACT_STRICT=1 or --strict): the ${total.skipped} skipped test${total.skipped === 1 ? '' : 's'} above count${total.skipped === 1 ? 's' : ''} as failures; give the variables they need`,
+      );
     const ok = total.failed === 0 && errors === 0 && !(strict && total.skipped > 0);
     // A refused token explains most failures: the last line, where a CI log is read, says so.
     const refused = provided?.refused ?? [];
-    const cause = refused.length > 0 ? ` (the server refuses ${refused.join(', ')}: it answers 401 to ${refused.length === 1 ? 'it' : 'them'}; see the first lines)` : '';
-    lines.push('', `contract: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped, ${warningCount} warnings${errors ? `, ${errors} errors` : ''} — ${ok ? 'PASS' : 'FAIL'}${cause}`, '');
+    const cause =
+      refused.length > 0 ? ` (the server refuses ${refused.join(', ')}: it answers 401 to ${refused.length === 1 ? 'it' : 'them'}; see the first lines)` : '';
+    lines.push(
+      '',
+      `contract: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped, ${warningCount} warnings${errors ? `, ${errors} errors` : ''} — ${ok ? 'PASS' : 'FAIL'}${cause}`,
+      '',
+    );
     this.result = { ...total, warnings: warningCount, errors, rows };
     this.#write(lines.join('\n'));
   }

@@ -8,7 +8,7 @@ import { operationModel, type OperationId, type OperationModel, type RequestBody
 import { specValidator as schemas } from './validator.ts';
 
 /** The schema errors of a request body ('' when the spec accepts it). */
-export function requestViolations(model: OperationModel, value: unknown): string {
+function requestViolations(model: OperationModel, value: unknown): string {
   return formatErrors(schemas().validate(model.requestSchemaPointer, value));
 }
 
@@ -34,7 +34,8 @@ function withoutMentions(node: unknown): unknown {
  */
 export function portableExample(model: OperationModel, name?: string): JsonObject {
   const example = name === undefined ? model.examples[0] : model.examples.find((e) => e.name === name);
-  if (!example) throw new Error(`${model.operationId} has no request example ${name ?? '(none at all)'}; examples: ${model.examples.map((e) => e.name).join(', ')}`);
+  if (!example)
+    throw new Error(`${model.operationId} has no request example ${name ?? '(none at all)'}; examples: ${model.examples.map((e) => e.name).join(', ')}`);
   const out: JsonObject = structuredClone(example.value);
   for (const field of model.fields) {
     const value = out[field.name];

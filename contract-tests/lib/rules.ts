@@ -34,14 +34,22 @@ function isNow(exchange: Exchange, value: unknown, where: string[], code: string
   if (Number.isNaN(when)) return [];
   const { now, from } = serverNow(exchange);
   if (Math.abs(when - now) <= NOW_SLACK_MS) return [];
-  return [violation(where, code, `${rule}, but it is ${value}, ${Math.round(Math.abs(now - when) / 1000)} s from now (${new Date(now).toISOString()}, by ${from})`)];
+  return [
+    violation(where, code, `${rule}, but it is ${value}, ${Math.round(Math.abs(now - when) / 1000)} s from now (${new Date(now).toISOString()}, by ${from})`),
+  ];
 }
 
 /** A successful write needs edit access (RULES.md#decision-3), so the caller's permissions in the answer say so. */
 function canEdit(entity: Json, key: string): Violation[] {
   const permissions = entity['permissions'];
   if (!isObject(permissions) || permissions['can_edit'] !== false) return [];
-  return [violation(at(key, 'permissions', 'can_edit'), 'state.permissions', `the write succeeded, so the caller can edit this ${key} (access level ≥ 70; RULES.md#decision-3), but permissions.can_edit is false`)];
+  return [
+    violation(
+      at(key, 'permissions', 'can_edit'),
+      'state.permissions',
+      `the write succeeded, so the caller can edit this ${key} (access level ≥ 70; RULES.md#decision-3), but permissions.can_edit is false`,
+    ),
+  ];
 }
 
 /** The person a write is recorded against, where the answer names one: it must be the caller (CONTRACT_PERSON_ID). */
@@ -49,7 +57,13 @@ function recordedAgainst(value: unknown, where: string[], caller: string | undef
   if (caller === undefined || !isObject(value)) return [];
   const id = value['id'];
   if (typeof id !== 'string' || sameRecord(id, caller)) return [];
-  return [violation(where, 'state.caller', `${what} is the caller, the person of the token that made the write (CONTRACT_PERSON_ID = ${caller}; RULES.md#state-close); got ${id}`)];
+  return [
+    violation(
+      where,
+      'state.caller',
+      `${what} is the caller, the person of the token that made the write (CONTRACT_PERSON_ID = ${caller}; RULES.md#state-close); got ${id}`,
+    ),
+  ];
 }
 
 export type ResumeStory = 'paused' | 'active' | 'closed' | undefined;
@@ -65,14 +79,43 @@ export function resumeRules(exchange: Exchange, sentId: string, story: ResumeSto
   if (!project) return [];
   const out: Violation[] = [];
   const { id, state, closed_at: closedAt, success_status: successStatus } = project;
-  if (typeof id === 'string' && !sameRecord(id, sentId)) out.push(violation(at('project', 'id'), 'state.record', `the response is about project ${id}, not the one that was resumed (${sentId})`));
+  if (typeof id === 'string' && !sameRecord(id, sentId))
+    out.push(violation(at('project', 'id'), 'state.record', `the response is about project ${id}, not the one that was resumed (${sentId})`));
   const closed = closedAt !== null && closedAt !== undefined;
   if (story === 'closed') {
-    if (state !== 'closed') out.push(violation(at('project', 'state'), 'state.resume-closed', `resuming a closed project must leave it closed (RULES.md#decision-3; RULES.md#state-resume); got state ${JSON.stringify(state)}`));
-    if (!closed) out.push(violation(at('project', 'closed_at'), 'state.resume-closed', `resume must not clear closed_at of a closed project (RULES.md#state-resume); got ${JSON.stringify(closedAt)}`));
-    if (successStatus === 'nil') out.push(violation(at('project', 'success_status'), 'state.resume-closed', 'resume must keep the outcome of a closed project (RULES.md#state-resume); got "nil"'));
+    if (state !== 'closed')
+      out.push(
+        violation(
+          at('project', 'state'),
+          'state.resume-closed',
+          `resuming a closed project must leave it closed (RULES.md#decision-3; RULES.md#state-resume); got state ${JSON.stringify(state)}`,
+        ),
+      );
+    if (!closed)
+      out.push(
+        violation(
+          at('project', 'closed_at'),
+          'state.resume-closed',
+          `resume must not clear closed_at of a closed project (RULES.md#state-resume); got ${JSON.stringify(closedAt)}`,
+        ),
+      );
+    if (successStatus === 'nil')
+      out.push(
+        violation(
+          at('project', 'success_status'),
+          'state.resume-closed',
+          'resume must keep the outcome of a closed project (RULES.md#state-resume); got "nil"',
+        ),
+      );
   } else if (story !== undefined) {
-    if (state !== 'active') out.push(violation(at('project', 'state'), 'state.resume', `resuming a ${story} project makes it active (RULES.md#decision-3); got state ${JSON.stringify(state)}`));
+    if (state !== 'active')
+      out.push(
+        violation(
+          at('project', 'state'),
+          'state.resume',
+          `resuming a ${story} project makes it active (RULES.md#decision-3); got state ${JSON.stringify(state)}`,
+        ),
+      );
   }
   if (state === 'paused') out.push(violation(at('project', 'state'), 'state.resume', 'a resumed project is never paused (RULES.md#decision-3)'));
 
@@ -84,9 +127,30 @@ export function resumeRules(exchange: Exchange, sentId: string, story: ResumeSto
     const day = (t: number): string => new Date(t).toISOString().slice(0, 10);
     // The result is the next Friday after today, the next Friday after a due date of tomorrow, or a due date two or
     // more days ahead, kept: always after today, and tomorrow only when tomorrow is that Friday.
-    if (!Number.isNaN(due) && due <= today) out.push(violation(at('project', 'next_check_in_scheduled_at'), 'state.check-in', `resume moves the check-in to a day after today, the coming Friday when it is due (RULES.md#state-resume), but it is ${next}, not after today (${day(today)}, by ${from})`));
-    else if (!Number.isNaN(due) && due - today < 2 * 86_400_000 && new Date(due).getUTCDay() !== 5) out.push(violation(at('project', 'next_check_in_scheduled_at'), 'state.check-in', `resume keeps a check-in only when it is due two or more days ahead, and otherwise moves it to a Friday (RULES.md#state-resume); got tomorrow, ${day(due)}, which is not a Friday`));
-    if (!Number.isNaN(due) && due % 86_400_000 !== 0) out.push(violation(at('project', 'next_check_in_scheduled_at'), 'state.check-in', `resume schedules the check-in at 00:00:00 UTC (RULES.md#state-resume); got ${next}`));
+    if (!Number.isNaN(due) && due <= today)
+      out.push(
+        violation(
+          at('project', 'next_check_in_scheduled_at'),
+          'state.check-in',
+          `resume moves the check-in to a day after today, the coming Friday when it is due (RULES.md#state-resume), but it is ${next}, not after today (${day(today)}, by ${from})`,
+        ),
+      );
+    else if (!Number.isNaN(due) && due - today < 2 * 86_400_000 && new Date(due).getUTCDay() !== 5)
+      out.push(
+        violation(
+          at('project', 'next_check_in_scheduled_at'),
+          'state.check-in',
+          `resume keeps a check-in only when it is due two or more days ahead, and otherwise moves it to a Friday (RULES.md#state-resume); got tomorrow, ${day(due)}, which is not a Friday`,
+        ),
+      );
+    if (!Number.isNaN(due) && due % 86_400_000 !== 0)
+      out.push(
+        violation(
+          at('project', 'next_check_in_scheduled_at'),
+          'state.check-in',
+          `resume schedules the check-in at 00:00:00 UTC (RULES.md#state-resume); got ${next}`,
+        ),
+      );
   }
   out.push(...isNow(exchange, project['updated_at'], at('project', 'updated_at'), 'state.updated', 'resume bumps updated_at to now (RULES.md#state-resume)'));
   out.push(...canEdit(project, 'project'));
@@ -104,21 +168,51 @@ export function closeRules(exchange: Exchange, sent: Json, caller?: string): Vio
   const out: Violation[] = [];
   const sentId = sent['goal_id'];
   const { id, is_closed: isClosed, closed_at: closedAt, status, success } = goal;
-  if (typeof id === 'string' && typeof sentId === 'string' && !sameRecord(id, sentId)) out.push(violation(at('goal', 'id'), 'state.record', `the response is about goal ${id}, not the one that was closed (${sentId})`));
-  if (isClosed !== true) out.push(violation(at('goal', 'is_closed'), 'state.close', `a closed goal has is_closed true (RULES.md#decision-3); got ${JSON.stringify(isClosed)}`));
+  if (typeof id === 'string' && typeof sentId === 'string' && !sameRecord(id, sentId))
+    out.push(violation(at('goal', 'id'), 'state.record', `the response is about goal ${id}, not the one that was closed (${sentId})`));
+  if (isClosed !== true)
+    out.push(violation(at('goal', 'is_closed'), 'state.close', `a closed goal has is_closed true (RULES.md#decision-3); got ${JSON.stringify(isClosed)}`));
   if (typeof closedAt !== 'string') {
     out.push(violation(at('goal', 'closed_at'), 'state.close', `close sets closed_at to now (RULES.md#decision-3); got ${JSON.stringify(closedAt)}`));
   } else {
     const { now, from } = serverNow(exchange);
     const when = Date.parse(closedAt);
     const slack = 120_000;
-    if (!Number.isNaN(when) && (when > now + slack || when < now - slack)) out.push(violation(at('goal', 'closed_at'), 'state.close', `close sets closed_at to now (RULES.md#decision-3; closing again overwrites it), but it is ${closedAt}, ${Math.round(Math.abs(now - when) / 1000)} s from now (${new Date(now).toISOString()}, by ${from})`));
+    if (!Number.isNaN(when) && (when > now + slack || when < now - slack))
+      out.push(
+        violation(
+          at('goal', 'closed_at'),
+          'state.close',
+          `close sets closed_at to now (RULES.md#decision-3; closing again overwrites it), but it is ${closedAt}, ${Math.round(Math.abs(now - when) / 1000)} s from now (${new Date(now).toISOString()}, by ${from})`,
+        ),
+      );
     const updatedAt = goal['updated_at'];
-    if (typeof updatedAt === 'string' && Date.parse(updatedAt) < Date.parse(closedAt)) out.push(violation(at('goal', 'updated_at'), 'state.updated', `close bumps updated_at in the same write, so it is not before closed_at (RULES.md#close-response): updated_at ${updatedAt}, closed_at ${closedAt}`));
+    if (typeof updatedAt === 'string' && Date.parse(updatedAt) < Date.parse(closedAt))
+      out.push(
+        violation(
+          at('goal', 'updated_at'),
+          'state.updated',
+          `close bumps updated_at in the same write, so it is not before closed_at (RULES.md#close-response): updated_at ${updatedAt}, closed_at ${closedAt}`,
+        ),
+      );
   }
-  if (status !== sent['success_status']) out.push(violation(at('goal', 'status'), 'state.close-status', `status follows the success_status sent (${JSON.stringify(sent['success_status'])}) (RULES.md#decision-3); got ${JSON.stringify(status)}`));
+  if (status !== sent['success_status'])
+    out.push(
+      violation(
+        at('goal', 'status'),
+        'state.close-status',
+        `status follows the success_status sent (${JSON.stringify(sent['success_status'])}) (RULES.md#decision-3); got ${JSON.stringify(status)}`,
+      ),
+    );
   const expectedSuccess = sent['success'] === 'yes';
-  if (success !== expectedSuccess) out.push(violation(at('goal', 'success'), 'state.close-success', `success is true only when the success sent is exactly "yes" (sent ${JSON.stringify(sent['success'])}; RULES.md#decision-4); got ${JSON.stringify(success)}`));
+  if (success !== expectedSuccess)
+    out.push(
+      violation(
+        at('goal', 'success'),
+        'state.close-success',
+        `success is true only when the success sent is exactly "yes" (sent ${JSON.stringify(sent['success'])}; RULES.md#decision-4); got ${JSON.stringify(success)}`,
+      ),
+    );
 
   // The retrospective is rebuilt from this close's thread: the text sent, written now, by the closer (§3.4).
   const retrospective = goal['retrospective'];
@@ -126,9 +220,23 @@ export function closeRules(exchange: Exchange, sent: Json, caller?: string): Vio
     const sentText = parsedJson(sent['retrospective']);
     const content = parsedJson(retrospective['content']);
     if (sentText !== undefined && content !== undefined && JSON.stringify(content) !== JSON.stringify(sentText)) {
-      out.push(violation(at('goal', 'retrospective', 'content'), 'state.retrospective', `the goal's retrospective is the one just sent (the newest goal_closing thread; RULES.md#state-close); got ${JSON.stringify(retrospective['content']).slice(0, 120)}`));
+      out.push(
+        violation(
+          at('goal', 'retrospective', 'content'),
+          'state.retrospective',
+          `the goal's retrospective is the one just sent (the newest goal_closing thread; RULES.md#state-close); got ${JSON.stringify(retrospective['content']).slice(0, 120)}`,
+        ),
+      );
     }
-    out.push(...isNow(exchange, retrospective['inserted_at'], at('goal', 'retrospective', 'inserted_at'), 'state.retrospective', 'the retrospective is the thread this close just wrote (RULES.md#state-close)'));
+    out.push(
+      ...isNow(
+        exchange,
+        retrospective['inserted_at'],
+        at('goal', 'retrospective', 'inserted_at'),
+        'state.retrospective',
+        'the retrospective is the thread this close just wrote (RULES.md#state-close)',
+      ),
+    );
     out.push(...recordedAgainst(retrospective['author'], at('goal', 'retrospective', 'author', 'id'), caller, "the retrospective's author"));
   }
   out.push(...recordedAgainst(goal['closed_by'], at('goal', 'closed_by', 'id'), caller, 'closed_by'));
@@ -149,7 +257,11 @@ function parsedJson(value: unknown): unknown {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (!isObject(value)) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys(value[k])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortKeys(value[k])]),
+  );
 }
 
 /**
@@ -163,7 +275,10 @@ function sortKeys(value: unknown): unknown {
  */
 export const WRITES = {
   resumeProject: { record: 'project', changes: ['state', 'status', 'next_check_in_scheduled_at', 'is_outdated', 'updated_at'] },
-  closeGoal: { record: 'goal', changes: ['closed_at', 'is_closed', 'is_outdated', 'closed_by', 'success', 'success_status', 'status', 'updated_at', 'retrospective'] },
+  closeGoal: {
+    record: 'goal',
+    changes: ['closed_at', 'is_closed', 'is_outdated', 'closed_by', 'success', 'success_status', 'status', 'updated_at', 'retrospective'],
+  },
 } as const satisfies { [K in OperationId]: { record: string; changes: ReadonlyArray<string> } };
 
 /**
@@ -181,6 +296,10 @@ export const CALLER_FIELDS = {
  */
 export const STATE_RULES = {
   resumeProject: (exchange: Exchange, sent: Json, story: string | undefined) =>
-    resumeRules(exchange, typeof sent['project_id'] === 'string' ? sent['project_id'] : '', story === 'paused' || story === 'active' || story === 'closed' ? story : undefined),
+    resumeRules(
+      exchange,
+      typeof sent['project_id'] === 'string' ? sent['project_id'] : '',
+      story === 'paused' || story === 'active' || story === 'closed' ? story : undefined,
+    ),
   closeGoal: (exchange: Exchange, sent: Json, _story: string | undefined, caller?: string) => closeRules(exchange, sent, caller),
 } satisfies { [K in OperationId]: (exchange: Exchange, sent: Json, story: string | undefined, caller?: string) => Violation[] };

@@ -3,7 +3,17 @@
 // handed to the test files; a plain, serializable value.
 import { isObject } from '../../spec/lib/openapi.ts';
 import { createClient, RequestTimeout, TransportError, type ApiRequest } from './client.ts';
-import { PERSONAS, personVariable, RECORD_STORIES, recordVariable, tokenVariable, type ContractConfig, type Persona, type RecordGroup, type RecordIds } from './env.ts';
+import {
+  PERSONAS,
+  personVariable,
+  RECORD_STORIES,
+  recordVariable,
+  tokenVariable,
+  type ContractConfig,
+  type Persona,
+  type RecordGroup,
+  type RecordIds,
+} from './env.ts';
 import { operationModels } from './operations.ts';
 
 export type ResolvedTarget = {
@@ -26,14 +36,20 @@ export type ResolvedTarget = {
   refused: string[];
 };
 
-type MockFixtures = { tokens: Record<string, string>; projects: Record<string, string>; goals: Record<string, string>; people: Record<string, string>; session: string | undefined };
+type MockFixtures = {
+  tokens: Record<string, string>;
+  projects: Record<string, string>;
+  goals: Record<string, string>;
+  people: Record<string, string>;
+  session: string | undefined;
+};
 
 function stringRecord(value: unknown): value is Record<string, string> {
   return isObject(value) && Object.values(value).every((v) => typeof v === 'string');
 }
 
 /** The mock's fixtures document, validated; undefined for anything else (a real server's 404, HTML, …). */
-export function parseMockFixtures(text: string): MockFixtures | undefined {
+function parseMockFixtures(text: string): MockFixtures | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -64,7 +80,18 @@ export async function resolveTarget(config: ContractConfig): Promise<ResolvedTar
   for (const persona of PERSONAS) if (tokens[persona] !== undefined) sources[tokenVariable(persona)] = 'env';
   for (const group of ['projects', 'goals'] as const) for (const story of Object.keys(records[group])) sources[recordVariable(group, story)] = 'env';
   if (config.person !== undefined) sources[personVariable('full_access')] = 'env';
-  const resolved: ResolvedTarget = { config, mock: false, mockSession: undefined, tokens, records, person: config.person, sources, unreachable: undefined, notes: [], refused: [] };
+  const resolved: ResolvedTarget = {
+    config,
+    mock: false,
+    mockSession: undefined,
+    tokens,
+    records,
+    person: config.person,
+    sources,
+    unreachable: undefined,
+    notes: [],
+    refused: [],
+  };
 
   // Preflight: one request without a token (a correct server answers 401 and changes nothing).
   const probe = probeRequest();

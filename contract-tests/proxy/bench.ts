@@ -28,7 +28,10 @@ function fail(message: string): never {
 
 let options: ReturnType<typeof parse>['values'];
 function parse() {
-  return parseArgs({ options: { duration: { type: 'string' }, rounds: { type: 'string' }, warmup: { type: 'string' }, connections: { type: 'string' } }, strict: true });
+  return parseArgs({
+    options: { duration: { type: 'string' }, rounds: { type: 'string' }, warmup: { type: 'string' }, connections: { type: 'string' } },
+    strict: true,
+  });
 }
 try {
   options = parse().values;
@@ -78,7 +81,8 @@ function start(args: string[]): Promise<number> {
 
 type Run = { p50: number; p90: number; p99: number; rps: number; responses: number; wrong: number };
 
-const percentile = (sorted: ReadonlyArray<number>, p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
+const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
 
 async function measure(url: string, request: { method: 'POST'; path: string; headers: Record<string, string>; body: string }, seconds: number): Promise<Run> {
   const times: number[] = [];
@@ -90,7 +94,14 @@ async function measure(url: string, request: { method: 'POST'; path: string; hea
   });
   const result = await instance;
   times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p90: percentile(times, 90), p99: percentile(times, 99), rps: result.requests.average, responses: times.length, wrong: wrong + result.errors + result.timeouts };
+  return {
+    p50: percentile(times, 50),
+    p90: percentile(times, 90),
+    p99: percentile(times, 99),
+    rps: result.requests.average,
+    responses: times.length,
+    wrong: wrong + result.errors + result.timeouts,
+  };
 }
 
 const mockPort = await start([...startArgs(), '--port', '0']);
@@ -106,7 +117,12 @@ const proxyPort = await start([CLI, 'proxy', '--target', mockUrl, '--port', '0',
 const proxyUrl = `http://127.0.0.1:${proxyPort}`;
 
 const op = operationModel('resumeProject');
-const request = { method: 'POST' as const, path: op.path, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'x-mock-session': 'bench-proxy' }, body: JSON.stringify(baseBody(op, project)) };
+const request = {
+  method: 'POST' as const,
+  path: op.path,
+  headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'x-mock-session': 'bench-proxy' },
+  body: JSON.stringify(baseBody(op, project)),
+};
 
 await measure(mockUrl, request, warmup);
 await measure(proxyUrl, request, warmup);

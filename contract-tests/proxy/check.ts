@@ -25,8 +25,10 @@ export const RULES = {
   'answer.missing-fields': 'Missing required fields: 400 naming them in declaration order',
   'answer.record': 'The record and the persona decide: 404, 403 JSON or 200; valid input is never a 500',
   state: 'A 200 keeps the state rules (RULES.md#decision-3; RULES.md#state)',
-  agreement: 'A 200’s fields agree: ids are their records’ slugs, references name the nested records, state and status are computed from each other (RULES.md#agreement)',
-  'left-alone': 'A 200 changes only what the write changes: every other field is as the same record’s previous answer through the proxy showed it (RULES.md#left-alone)',
+  agreement:
+    'A 200’s fields agree: ids are their records’ slugs, references name the nested records, state and status are computed from each other (RULES.md#agreement)',
+  'left-alone':
+    'A 200 changes only what the write changes: every other field is as the same record’s previous answer through the proxy showed it (RULES.md#left-alone)',
   caller: 'A 200 that names who wrote names the caller (the --tokens file’s people)',
   timeout: 'The target answers within --timeout',
   size: 'The answer is small enough for the proxy to check (--max-body-bytes; an operation’s documented answers are a few KB)',
@@ -38,14 +40,30 @@ export const RULE_ORDER: ReadonlyArray<Rule> = Object.keys(RULES).filter((k): k 
 export type FiledViolation = Violation & { rule: Rule; follows?: string };
 
 /** What decides first: production's expected answer, then the status, the media type, the state; the schema last. */
-const PRECEDENCE: ReadonlyArray<Rule> = ['answer.transport', 'answer.inputs', 'answer.token', 'answer.read-only', 'answer.missing-fields', 'answer.record', 'spec.status', 'spec.media-type', 'state', 'agreement', 'left-alone', 'caller', 'timeout', 'size', 'spec.schema'];
+const PRECEDENCE: ReadonlyArray<Rule> = [
+  'answer.transport',
+  'answer.inputs',
+  'answer.token',
+  'answer.read-only',
+  'answer.missing-fields',
+  'answer.record',
+  'spec.status',
+  'spec.media-type',
+  'state',
+  'agreement',
+  'left-alone',
+  'caller',
+  'timeout',
+  'size',
+  'spec.schema',
+];
 
 /**
  * The violations in the order a reader needs them: the decisive one first (the answer production gives, when the
  * target gave another), and every other error grouped under it as its consequence (a 200 where production answers
  * 403 breaks the 403's schema forty ways; the forty follow from the one).
  */
-export function byPrecedence(violations: ReadonlyArray<FiledViolation>): FiledViolation[] {
+function byPrecedence(violations: ReadonlyArray<FiledViolation>): FiledViolation[] {
   const rank = (v: FiledViolation): number => (v.severity === 'error' ? 0 : 1) * PRECEDENCE.length + PRECEDENCE.indexOf(v.rule);
   const sorted = [...violations].sort((a, b) => rank(a) - rank(b));
   const decisive = sorted.find((v) => v.severity === 'error' && v.code.startsWith('expected.'));
@@ -95,7 +113,11 @@ export function apiRequest(request: RawRequest, skip: ReadonlySet<string> = new 
     headers[lower] = values;
     values.push(value);
   }
-  const out: ApiRequest = { method: request.method, path: request.url, headers: Object.fromEntries(Object.entries(headers).map(([n, v]) => [n, v.length === 1 ? (v[0] ?? '') : v])) };
+  const out: ApiRequest = {
+    method: request.method,
+    path: request.url,
+    headers: Object.fromEntries(Object.entries(headers).map(([n, v]) => [n, v.length === 1 ? (v[0] ?? '') : v])),
+  };
   if (request.body !== undefined && request.body.length > 0) out.body = request.body;
   return out;
 }
@@ -104,7 +126,12 @@ export function apiRequest(request: RawRequest, skip: ReadonlySet<string> = new 
  * Checks one exchange; undefined when the request calls no operation of the spec (it is forwarded unchecked). With
  * `context`, a complete answer: the agreement and left-alone rules run too, and the exchange is counted in the coverage.
  */
-export function checkExchange(request: RawRequest, received: Received, known: Knowledge & { person(persona: 'full_access'): string | undefined }, context?: AnswerContext): Checked | undefined {
+export function checkExchange(
+  request: RawRequest,
+  received: Received,
+  known: Knowledge & { person(persona: 'full_access'): string | undefined },
+  context?: AnswerContext,
+): Checked | undefined {
   const predicted = predict(request, known);
   if (!predicted) return undefined;
   // This package's mock answers `Prefer: code=…` / `example=…` with what was asked for (production ignores the header):
@@ -134,7 +161,12 @@ export function checkExchange(request: RawRequest, received: Received, known: Kn
     rules.push('state');
     const callerFields: ReadonlyArray<string> = CALLER_FIELDS[op.operationId];
     if (caller !== undefined && callerFields.length > 0) rules.push('caller');
-    else context?.coverage.rule(op.operationId, 'caller', callerFields.length === 0 ? `${op.operationId}'s answer names no caller` : 'the --tokens file names no person for the caller (people.full_access)');
+    else
+      context?.coverage.rule(
+        op.operationId,
+        'caller',
+        callerFields.length === 0 ? `${op.operationId}'s answer names no caller` : 'the --tokens file names no person for the caller (people.full_access)',
+      );
     found.push(...STATE_RULES[op.operationId](exchange, prediction.params, prediction.story, caller));
     if (context) {
       rules.push('agreement', 'left-alone');
@@ -145,7 +177,12 @@ export function checkExchange(request: RawRequest, received: Received, known: Kn
     context.coverage.exchange(op.operationId, request.body, received.status, json);
     for (const rule of rules) if (rule !== 'agreement' && rule !== 'left-alone') context.coverage.rule(op.operationId, rule);
   }
-  return { operationId: op.operationId, prediction, rules, violations: byPrecedence(found.map((v) => ({ ...v, rule: ruleOf(v.code, answerRule ?? 'answer.record') }))) };
+  return {
+    operationId: op.operationId,
+    prediction,
+    rules,
+    violations: byPrecedence(found.map((v) => ({ ...v, rule: ruleOf(v.code, answerRule ?? 'answer.record') }))),
+  };
 }
 
 function parsed(text: string): unknown {

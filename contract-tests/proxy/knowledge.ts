@@ -27,7 +27,8 @@ export function parseFixtures(text: string): { ok: true; fixtures: Fixtures } | 
   } catch (error) {
     return { ok: false, error: `is not JSON (${error instanceof Error ? error.message : String(error)})` };
   }
-  if (!isObject(value)) return { ok: false, error: 'must be a JSON object: {"full_access": "opk_…", "read_only": "opk_…", …} or the mock’s GET /__mock/fixtures' };
+  if (!isObject(value))
+    return { ok: false, error: 'must be a JSON object: {"full_access": "opk_…", "read_only": "opk_…", …} or the mock’s GET /__mock/fixtures' };
   const wrapped = isObject(value['tokens']);
   const tokenObject = wrapped ? value['tokens'] : value;
   if (!isObject(tokenObject)) return { ok: false, error: 'has no tokens' };
@@ -35,7 +36,8 @@ export function parseFixtures(text: string): { ok: true; fixtures: Fixtures } | 
   const where = wrapped ? 'tokens.' : '';
   for (const [persona, token] of Object.entries(tokenObject)) {
     if (!isPersona(persona)) return { ok: false, error: `${where}${persona} is not a persona; the personas are ${PERSONAS.join(', ')}` };
-    if (typeof token !== 'string' || !TOKEN_FORM.test(token)) return { ok: false, error: `${where}${persona} is not an API token (opk_ followed by 43 characters of A-Z a-z 0-9 _ -)` };
+    if (typeof token !== 'string' || !TOKEN_FORM.test(token))
+      return { ok: false, error: `${where}${persona} is not an API token (opk_ followed by 43 characters of A-Z a-z 0-9 _ -)` };
     fixtures.tokens[persona] = token;
   }
   if (Object.keys(fixtures.tokens).length === 0) return { ok: false, error: 'names no token' };
@@ -62,7 +64,7 @@ export function parseFixtures(text: string): { ok: true; fixtures: Fixtures } | 
 }
 
 /** How many learned tokens are remembered (the oldest is forgotten first). */
-export const LEARNED_LIMIT = 10_000;
+const LEARNED_LIMIT = 10_000;
 
 export class TokenKnowledge implements Knowledge {
   readonly #key = randomBytes(32);

@@ -67,7 +67,12 @@ export class ViolationLog {
   }
 
   /** Counts a checked exchange; returns its entry (with its sequence number) when it broke the contract. */
-  record(operation: string, rules: ReadonlyArray<Rule>, violations: ReadonlyArray<FiledViolation>, describe: () => Omit<Entry, 'seq' | 'violations' | 'lines' | 'operation'>): Entry | undefined {
+  record(
+    operation: string,
+    rules: ReadonlyArray<Rule>,
+    violations: ReadonlyArray<FiledViolation>,
+    describe: () => Omit<Entry, 'seq' | 'violations' | 'lines' | 'operation'>,
+  ): Entry | undefined {
     this.#exchanges++;
     const op = this.#operations.get(operation) ?? { exchanges: 0, broken: 0, rules: new Map<Rule, Tally>() };
     this.#operations.set(operation, op);
@@ -94,13 +99,21 @@ export class ViolationLog {
       ...entry,
       seq,
       operation,
-      violations: violations.map((v) => ({ severity: v.severity, rule: v.rule, code: v.code, location: formatLocation(v.location), message: v.message, ...(v.follows ? { follows: v.follows } : {}) })),
+      violations: violations.map((v) => ({
+        severity: v.severity,
+        rule: v.rule,
+        code: v.code,
+        location: formatLocation(v.location),
+        message: v.message,
+        ...(v.follows ? { follows: v.follows } : {}),
+      })),
       // The consequences indented under the violation they follow from.
       lines: [...errors, ...warnings].map((v) => (v.follows ? `  ↳ ${formatViolation(v)}` : formatViolation(v))),
     };
     for (const v of errors) {
       const tally = op.rules.get(v.rule);
-      if (tally && tally.samples.length < SAMPLES_PER_RULE) tally.samples.push(`#${seq} ${entry.method} ${entry.path} → ${entry.status}: ${formatViolation(v)}\n  ${entry.request}`);
+      if (tally && tally.samples.length < SAMPLES_PER_RULE)
+        tally.samples.push(`#${seq} ${entry.method} ${entry.path} → ${entry.status}: ${formatViolation(v)}\n  ${entry.request}`);
     }
     this.#ring[this.#next] = full;
     this.#next = (this.#next + 1) % this.capacity;
@@ -148,7 +161,11 @@ export class ViolationLog {
       operations: Object.fromEntries(
         [...this.#operations].map(([name, op]) => [
           name,
-          { exchanges: op.exchanges, broken: op.broken, rules: Object.fromEntries(ruleOrder(op.rules).map(([rule, t]) => [rule, { checked: t.checked, failed: t.failed }])) },
+          {
+            exchanges: op.exchanges,
+            broken: op.broken,
+            rules: Object.fromEntries(ruleOrder(op.rules).map(([rule, t]) => [rule, { checked: t.checked, failed: t.failed }])),
+          },
         ]),
       ),
       learned_tokens: learnedTokens,
@@ -177,11 +194,14 @@ export class ViolationLog {
         if (!tally) {
           suiteSkipped++;
           const callerFields: Partial<Record<string, ReadonlyArray<string>>> = CALLER_FIELDS;
-          const why = rule === 'caller' && callerFields[operation]?.length === 0 ? `${operation}'s answer names no caller` : 'no exchange through the proxy exercised it';
+          const why =
+            rule === 'caller' && callerFields[operation]?.length === 0 ? `${operation}'s answer names no caller` : 'no exchange through the proxy exercised it';
           cases.push(`    <testcase classname="${esc(operation)}" name="${esc(name)}" time="0"><skipped message="${esc(why)}"/></testcase>`);
         } else if (tally.failed > 0) {
           suiteFailures++;
-          cases.push(`    <testcase classname="${esc(operation)}" name="${esc(name)}" time="0">\n      <failure message="${esc(`${tally.failed} of ${tally.checked} exchanges broke it`)}">${esc(tally.samples.join('\n'))}</failure>\n    </testcase>`);
+          cases.push(
+            `    <testcase classname="${esc(operation)}" name="${esc(name)}" time="0">\n      <failure message="${esc(`${tally.failed} of ${tally.checked} exchanges broke it`)}">${esc(tally.samples.join('\n'))}</failure>\n    </testcase>`,
+          );
         } else {
           cases.push(`    <testcase classname="${esc(operation)}" name="${esc(name)}" time="0"><system-out>${tally.checked} exchanges</system-out></testcase>`);
         }
@@ -190,7 +210,9 @@ export class ViolationLog {
       failures += suiteFailures;
       skipped += suiteSkipped;
       const exercised = `    <system-out>${esc(`coverage of the traffic: ${coverage.get(operation) ?? operation}`)}</system-out>`;
-      suites.push(`  <testsuite name="${esc(operation)}" tests="${cases.length}" failures="${suiteFailures}" errors="0" skipped="${suiteSkipped}" timestamp="${this.startedAt}">\n${cases.join('\n')}\n${exercised}\n  </testsuite>`);
+      suites.push(
+        `  <testsuite name="${esc(operation)}" tests="${cases.length}" failures="${suiteFailures}" errors="0" skipped="${suiteSkipped}" timestamp="${this.startedAt}">\n${cases.join('\n')}\n${exercised}\n  </testsuite>`,
+      );
     }
     return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${esc(`contract proxy → ${target}`)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}">\n${suites.join('\n')}\n</testsuites>\n`;
   }

@@ -84,7 +84,8 @@ export async function main(argv: string[]): Promise<void> {
     bad.fail(`--target is not a URL: "${values.target}" (e.g. https://staging.example.com)`);
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') bad.fail(`--target must start with http:// or https://, got "${values.target}"`);
-  if (target.username || target.password || target.search || target.hash) bad.fail('--target must be an origin (and path), without credentials, query or fragment');
+  if (target.username || target.password || target.search || target.hash)
+    bad.fail('--target must be an origin (and path), without credentials, query or fragment');
   const port = bad.integer(values.port ?? String(DEFAULT_PORT), '--port', 0, 65535);
   const host = values.host ?? '127.0.0.1';
   if (host.trim() === '') bad.fail('--host must not be empty');
@@ -120,14 +121,19 @@ export async function main(argv: string[]): Promise<void> {
   const proxy = createValidationProxy({
     target: target.href,
     allowedHosts: (port) => listenHosts(host, port, extraHosts),
-    maxBodyBytes: values['max-body-bytes'] === undefined ? DEFAULT_MAX_BODY : bad.integer(values['max-body-bytes'], '--max-body-bytes', 1024, 256 * 1024 * 1024),
+    maxBodyBytes:
+      values['max-body-bytes'] === undefined ? DEFAULT_MAX_BODY : bad.integer(values['max-body-bytes'], '--max-body-bytes', 1024, 256 * 1024 * 1024),
     knowledge,
     capacity,
     timeoutMs,
     onViolation: (entry) => {
       if (quiet) return;
       const errors = entry.violations.filter((v) => v.severity === 'error').length;
-      const lines = [`✗ #${entry.seq} ${entry.operation}: ${entry.method} ${entry.path} → ${entry.status} (${errors} violation${errors === 1 ? '' : 's'})`, ...entry.lines.map((l) => `  ${l}`), `  request: ${entry.request}`];
+      const lines = [
+        `✗ #${entry.seq} ${entry.operation}: ${entry.method} ${entry.path} → ${entry.status} (${errors} violation${errors === 1 ? '' : 's'})`,
+        ...entry.lines.map((l) => `  ${l}`),
+        `  request: ${entry.request}`,
+      ];
       process.stdout.write(`${lines.join('\n')}\n`);
     },
   });
@@ -147,7 +153,8 @@ export async function main(argv: string[]): Promise<void> {
     `checks: ${Object.keys(RULES).join(', ')}${knowledge.hasTokens ? ' (with the personas of --tokens)' : ' (personas only as the traffic shows them: give --tokens for the persona rules)'}`,
     `violations: GET ${url}/__proxy/violations · summary: GET ${url}/__proxy/summary · reset: POST ${url}/__proxy/reset${report ? ` · JUnit on exit: ${report}` : ''}`,
   ];
-  if (!['127.0.0.1', '::1', 'localhost'].includes(host)) lines.push(`warning: bound to ${host}, not loopback: anyone who can reach this address can send requests through it`);
+  if (!['127.0.0.1', '::1', 'localhost'].includes(host))
+    lines.push(`warning: bound to ${host}, not loopback: anyone who can reach this address can send requests through it`);
   process.stdout.write(`${lines.join('\n')}\n`);
 
   await new Promise<void>((done) => {
@@ -164,7 +171,9 @@ export async function main(argv: string[]): Promise<void> {
         }
       }
       const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
-      process.stdout.write(`${signal}: ${count(summary.checked, 'exchange')} checked, ${summary.broken} broke the contract (${count(summary.violations, 'violation')}, ${count(summary.warnings, 'warning')})${report ? `; JUnit report: ${report}` : ''}\n`);
+      process.stdout.write(
+        `${signal}: ${count(summary.checked, 'exchange')} checked, ${summary.broken} broke the contract (${count(summary.violations, 'violation')}, ${count(summary.warnings, 'warning')})${report ? `; JUnit report: ${report}` : ''}\n`,
+      );
       setTimeout(() => process.exit(0), 2000).unref();
       void proxy.close().then(() => {
         done();

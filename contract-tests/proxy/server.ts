@@ -55,7 +55,17 @@ export type ValidationProxy = {
 };
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy's own: never forwarded in either direction. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 function hopByHop(raw: ReadonlyArray<string>): Set<string> {
   const out = new Set(HOP_BY_HOP);
@@ -100,7 +110,11 @@ function sendLine(res: ServerResponse, status: number, line: string, violations 
     return;
   }
   const body = `${line}\n`;
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), ...(violations > 0 ? { [VIOLATIONS_HEADER]: String(violations) } : {}) });
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    ...(violations > 0 ? { [VIOLATIONS_HEADER]: String(violations) } : {}),
+  });
   res.end(body);
 }
 
@@ -139,21 +153,32 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
         (id) =>
           new Promise<void>((resolve) => {
             const headers: Record<string, string> = { host: target.host, accept: 'application/json', ...(session ? { 'x-mock-session': session } : {}) };
-            const view = send({ host: target.hostname, port: target.port, method: 'GET', path: `${prefix}/__mock/records/${encodeURIComponent(id)}?as=${persona}`, headers, agent, setHost: false }, (res) => {
-              const chunks: Buffer[] = [];
-              res.on('data', (chunk: Buffer) => chunks.push(chunk));
-              res.on('end', () => {
-                if (res.statusCode === 200) {
-                  try {
-                    memory.baseline(scope, JSON.parse(Buffer.concat(chunks).toString('utf8')));
-                  } catch {
-                    // Not the mock's answer: no baseline.
-                  }
-                } else if (res.statusCode === 404) mockTarget = false;
-                resolve();
-              });
-              res.on('error', () => resolve());
-            });
+            const view = send(
+              {
+                host: target.hostname,
+                port: target.port,
+                method: 'GET',
+                path: `${prefix}/__mock/records/${encodeURIComponent(id)}?as=${persona}`,
+                headers,
+                agent,
+                setHost: false,
+              },
+              (res) => {
+                const chunks: Buffer[] = [];
+                res.on('data', (chunk: Buffer) => chunks.push(chunk));
+                res.on('end', () => {
+                  if (res.statusCode === 200) {
+                    try {
+                      memory.baseline(scope, JSON.parse(Buffer.concat(chunks).toString('utf8')));
+                    } catch {
+                      // Not the mock's answer: no baseline.
+                    }
+                  } else if (res.statusCode === 404) mockTarget = false;
+                  resolve();
+                });
+                res.on('error', () => resolve());
+              },
+            );
             view.setTimeout(timeoutMs, () => view.destroy());
             view.on('error', () => resolve());
             view.end();
@@ -173,7 +198,12 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
       const lower = name.toLowerCase();
       if (lower === 'authorization') {
         const token = tokenOf(value);
-        const credential = token ?? value.trim().slice(value.trim().indexOf(' ') + 1).trim();
+        const credential =
+          token ??
+          value
+            .trim()
+            .slice(value.trim().indexOf(' ') + 1)
+            .trim();
         if (credential) out.set(credential, token ? knowledge.variable(token) : 'CREDENTIALS');
       } else if (lower === 'cookie' || lower === 'x-api-key') {
         if (value) out.set(value, lower === 'cookie' ? 'COOKIE' : 'API_KEY');
@@ -211,7 +241,11 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
       headers[name] = typeof value === 'string' ? mask(value) : value.map(mask);
     }
     const body = shown.body === undefined ? undefined : Buffer.isBuffer(shown.body) ? shown.body : Buffer.from(shown.body);
-    const line = curlLine(origin, { ...shown, headers, ...(body && body.length > 16_384 ? { body: `${body.subarray(0, 16_384).toString('utf8')}…` } : {}) }, placeholders);
+    const line = curlLine(
+      origin,
+      { ...shown, headers, ...(body && body.length > 16_384 ? { body: `${body.subarray(0, 16_384).toString('utf8')}…` } : {}) },
+      placeholders,
+    );
     return scrub(line, secrets);
   }
 
@@ -227,7 +261,14 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
     return logged(request, received, checked.operationId, checked.rules, checked.violations, checked.prediction.rule);
   }
 
-  function logged(request: RawRequest, received: Received | undefined, operationId: string, rules: Parameters<ViolationLog['record']>[1], violations: ReadonlyArray<FiledViolation>, expected: string): { count: number; entry: Entry | undefined } {
+  function logged(
+    request: RawRequest,
+    received: Received | undefined,
+    operationId: string,
+    rules: Parameters<ViolationLog['record']>[1],
+    violations: ReadonlyArray<FiledViolation>,
+    expected: string,
+  ): { count: number; entry: Entry | undefined } {
     const errors = violations.filter((v) => v.severity === 'error').length;
     // Only an exchange that broke the contract is described (and kept): the rest is counted. Whatever it says that
     // came from the target goes through the one masker (lib/mask.ts): every token the run holds, in any form.
@@ -236,7 +277,9 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
     if (violations.length > 0) masker.addFromRequest(request.headers, request.url);
     const clean = (v: FiledViolation): FiledViolation => ({ ...v, message: masker.mask(v.message) });
     const entry = log.record(operationId, rules, violations.length > 0 ? violations.map(clean) : violations, () => {
-      const response = received ? `${received.status} ${mediaTypeOf(received.headers['content-type']) ?? '(no Content-Type)'}, ${received.body.length} bytes: ${excerpt(received.body.toString('utf8'), 300)}` : 'none';
+      const response = received
+        ? `${received.status} ${mediaTypeOf(received.headers['content-type']) ?? '(no Content-Type)'}, ${received.body.length} bytes: ${excerpt(received.body.toString('utf8'), 300)}`
+        : 'none';
       return {
         at: new Date().toISOString(),
         method: request.method,
@@ -282,7 +325,10 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
       baselined.clear();
       sendJson(res, 200, { reset: true });
     } else if (['/__proxy/violations', '/__proxy/summary', '/__proxy/reset'].includes(url.pathname.replace(/\/+$/, ''))) {
-      sendJson(res, 405, { error: 'Method not allowed', message: `${route} is not a proxy endpoint; use GET /__proxy/violations, GET /__proxy/summary or POST /__proxy/reset` });
+      sendJson(res, 405, {
+        error: 'Method not allowed',
+        message: `${route} is not a proxy endpoint; use GET /__proxy/violations, GET /__proxy/summary or POST /__proxy/reset`,
+      });
     } else {
       sendJson(res, 404, { error: 'Not found', message: 'the proxy serves GET /__proxy/violations, GET /__proxy/summary and POST /__proxy/reset' });
     }
@@ -298,7 +344,12 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
     let tooLarge = false;
     let finished = false;
 
-    const raw = (): RawRequest => ({ method: req.method ?? 'GET', url: req.url ?? '/', headers: requestHeaders, body: tooLarge ? undefined : Buffer.concat(chunks) });
+    const raw = (): RawRequest => ({
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      headers: requestHeaders,
+      body: tooLarge ? undefined : Buffer.concat(chunks),
+    });
     const timer = setTimeout(() => {
       if (finished) return;
       finished = true;
@@ -316,7 +367,15 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
 
     let upstream: ReturnType<typeof send> | undefined;
     const open = (retry: boolean): void => {
-      const request = send({ host: target.hostname, port: target.port, method: req.method, path: `${prefix}${req.url ?? '/'}`, headers: flat(upstreamHeaders), agent, setHost: false });
+      const request = send({
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: `${prefix}${req.url ?? '/'}`,
+        headers: flat(upstreamHeaders),
+        agent,
+        setHost: false,
+      });
       upstream = request;
       request.on('response', (upstreamRes) => respond(upstreamRes));
       request.on('error', (error: NodeJS.ErrnoException) => {
@@ -403,8 +462,22 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
           const request = raw();
           const checked = checkExchange(request, { status, headers: lowerJoined(headers), body: Buffer.alloc(0) }, knowledge);
           if (checked) {
-            const v: FiledViolation = { ...violation(['response', 'body'], 'response.too-large', `the answer is larger than the ${maxBody} bytes the proxy checks (--max-body-bytes); it was forwarded unchecked`), rule: 'size' };
-            oversize = logged(request, { status, headers: lowerJoined(headers), body: Buffer.concat(body).subarray(0, 300) }, checked.operationId, ['size'], [v], checked.prediction.rule).count;
+            const v: FiledViolation = {
+              ...violation(
+                ['response', 'body'],
+                'response.too-large',
+                `the answer is larger than the ${maxBody} bytes the proxy checks (--max-body-bytes); it was forwarded unchecked`,
+              ),
+              rule: 'size',
+            };
+            oversize = logged(
+              request,
+              { status, headers: lowerJoined(headers), body: Buffer.concat(body).subarray(0, 300) },
+              checked.operationId,
+              ['size'],
+              [v],
+              checked.prediction.rule,
+            ).count;
           } else log.unchecked();
           res.writeHead(status, upstreamRes.statusMessage, flat(oversize > 0 ? [...headers, [VIOLATIONS_HEADER, String(oversize)]] : headers));
           for (const part of body.splice(0)) pass(part);
@@ -453,7 +526,10 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
         path = undefined;
       }
       if (path === undefined) {
-        sendJson(res, 400, { error: 'Bad request', message: `the request target ${JSON.stringify(req.url.slice(0, 100))} is neither a path nor an http(s) URL` });
+        sendJson(res, 400, {
+          error: 'Bad request',
+          message: `the request target ${JSON.stringify(req.url.slice(0, 100))} is neither a path nor an http(s) URL`,
+        });
         return;
       }
       req.url = path;

@@ -14,7 +14,9 @@ const TODAY = serverDay({ date: 'Wed, 25 Nov 2026 10:00:00 GMT' });
 
 /** The spec's 200 examples of an operation, each a fresh copy. */
 function successExamples(operationId: 'resumeProject' | 'closeGoal'): Array<{ name: string; value: JsonObject }> {
-  return responseExamples(operationModel(operationId)).flatMap((e) => (e.status === 200 && isObject(e.value) ? [{ name: e.name ?? '(example)', value: structuredClone(e.value) }] : []));
+  return responseExamples(operationModel(operationId)).flatMap((e) =>
+    e.status === 200 && isObject(e.value) ? [{ name: e.name ?? '(example)', value: structuredClone(e.value) }] : [],
+  );
 }
 const record = (body: JsonObject, key: string): JsonObject => {
   const value = body[key];
@@ -66,12 +68,27 @@ describe('fields that agree (agreement.ts)', () => {
     goal['is_outdated'] = true;
     const champion = goal['champion'];
     if (isObject(champion)) champion['full_name'] = 'Someone Else';
-    expect(codes(resume.value)).toEqual(expect.arrayContaining(['agreement.id response.body.project.id', 'agreement.reference response.body.project.space_id']));
-    expect(codes(close.value)).toEqual(expect.arrayContaining(['agreement.outdated response.body.goal.is_outdated', 'agreement.id response.body.goal.champion.id']));
+    expect(codes(resume.value)).toEqual(
+      expect.arrayContaining(['agreement.id response.body.project.id', 'agreement.reference response.body.project.space_id']),
+    );
+    expect(codes(close.value)).toEqual(
+      expect.arrayContaining(['agreement.outdated response.body.goal.is_outdated', 'agreement.id response.body.goal.champion.id']),
+    );
   });
 
   it('compute state, success_status, is_outdated and status as production does', () => {
-    const base = { __typename: 'project', state: 'active', closed_at: null, success_status: 'nil', is_archived: false, timeframe: null, last_check_in: null, next_check_in_scheduled_at: '2026-11-27T00:00:00Z', is_outdated: false, status: 'pending' };
+    const base = {
+      __typename: 'project',
+      state: 'active',
+      closed_at: null,
+      success_status: 'nil',
+      is_archived: false,
+      timeframe: null,
+      last_check_in: null,
+      next_check_in_scheduled_at: '2026-11-27T00:00:00Z',
+      is_outdated: false,
+      status: 'pending',
+    };
     const check = (changes: JsonObject): string[] => codes({ project: { ...base, ...changes } }).map((c) => c.split(' ')[0] ?? '');
     expect(check({})).toEqual([]);
     expect(check({ state: 'closed' })).toContain('agreement.state');
@@ -92,7 +109,17 @@ describe('fields that agree (agreement.ts)', () => {
   });
 
   it('compute a goal the same way: closed exactly with closed_at, a closed goal never outdated, an open one not achieved', () => {
-    const base = { __typename: 'goal', is_closed: false, closed_at: null, is_archived: false, success: false, next_update_scheduled_at: '2026-12-01T00:00:00Z', is_outdated: false, status: 'pending', last_check_in: null };
+    const base = {
+      __typename: 'goal',
+      is_closed: false,
+      closed_at: null,
+      is_archived: false,
+      success: false,
+      next_update_scheduled_at: '2026-12-01T00:00:00Z',
+      is_outdated: false,
+      status: 'pending',
+      last_check_in: null,
+    };
     const check = (changes: JsonObject): string[] => codes({ goal: { ...base, ...changes } }).map((c) => c.split(' ')[0] ?? '');
     expect(check({})).toEqual([]);
     expect(check({ is_closed: true })).toEqual(expect.arrayContaining(['agreement.state']));
@@ -114,7 +141,13 @@ describe('what a write leaves alone (memory.ts)', () => {
       state: 'active',
       updated_at: '2026-11-25T10:00:00Z',
       champion: { __typename: 'person', id: 'alice-johnson-Gp5Ex7foYoYTHB47d4lHkh', title: 'Head of Growth' },
-      goal: { __typename: 'goal', id: 'convert-more-visitors-FEBoOzPNE0H4GNy9U6K4Cq', status: 'outdated', name: 'Convert more visitors into customers', ...nested },
+      goal: {
+        __typename: 'goal',
+        id: 'convert-more-visitors-FEBoOzPNE0H4GNy9U6K4Cq',
+        status: 'outdated',
+        name: 'Convert more visitors into customers',
+        ...nested,
+      },
       ...changes,
     },
   });
@@ -122,22 +155,35 @@ describe('what a write leaves alone (memory.ts)', () => {
 
   it('compares each answer with the same record’s previous one: what the write changes may differ, nothing else', () => {
     const memory = new RecordMemory();
-    expect(memory.observe('s', 'resumeProject', answer())).toEqual({ violations: [], skipped: 'the first answer for this project (nothing earlier to compare with)' });
+    expect(memory.observe('s', 'resumeProject', answer())).toEqual({
+      violations: [],
+      skipped: 'the first answer for this project (nothing earlier to compare with)',
+    });
     expect(memory.observe('s', 'resumeProject', answer({ state: 'paused', updated_at: '2026-11-25T10:00:09Z' })).violations).toEqual([]);
-    const changed = memory.observe('s', 'resumeProject', answer({ champion: { __typename: 'person', id: 'alice-johnson-Gp5Ex7foYoYTHB47d4lHkh', title: 'CEO' } })).violations;
+    const changed = memory.observe(
+      's',
+      'resumeProject',
+      answer({ champion: { __typename: 'person', id: 'alice-johnson-Gp5Ex7foYoYTHB47d4lHkh', title: 'CEO' } }),
+    ).violations;
     expect(changed.map((v) => [v.code, v.location.join('.')])).toEqual([['left-alone', 'response.body.project.champion.title']]);
-    expect(changed[0]?.message).toMatch(/^resume changes only state, status, next_check_in_scheduled_at, is_outdated, updated_at of the project .* but this field was "Head of Growth" in the previous answer for the same project and is "CEO" now$/);
+    expect(changed[0]?.message).toMatch(
+      /^resume changes only state, status, next_check_in_scheduled_at, is_outdated, updated_at of the project .* but this field was "Head of Growth" in the previous answer for the same project and is "CEO" now$/,
+    );
   });
 
   it('lets a nested record differ in what its own write changes only when that write came in between', () => {
     const memory = new RecordMemory();
     memory.observe('s', 'resumeProject', answer());
-    expect(memory.observe('s', 'resumeProject', answer({}, { status: 'achieved' })).violations.map((v) => v.location.join('.'))).toEqual(['response.body.project.goal.status']);
+    expect(memory.observe('s', 'resumeProject', answer({}, { status: 'achieved' })).violations.map((v) => v.location.join('.'))).toEqual([
+      'response.body.project.goal.status',
+    ]);
     memory.observe('s', 'closeGoal', goalAnswer);
     expect(memory.observe('s', 'resumeProject', answer({}, { status: 'missed' })).violations).toEqual([]);
     // The close allows the goal's closing fields, not its name.
     memory.observe('s', 'closeGoal', goalAnswer);
-    expect(memory.observe('s', 'resumeProject', answer({}, { status: 'achieved', name: 'Renamed' })).violations.map((v) => v.location.join('.'))).toEqual(['response.body.project.goal.name']);
+    expect(memory.observe('s', 'resumeProject', answer({}, { status: 'achieved', name: 'Renamed' })).violations.map((v) => v.location.join('.'))).toEqual([
+      'response.body.project.goal.name',
+    ]);
   });
 
   it('keeps scopes apart, forgets on demand, and holds at most its capacity', () => {
@@ -152,7 +198,11 @@ describe('what a write leaves alone (memory.ts)', () => {
   });
 
   it("names every operation's record and changes (rules.ts WRITES, one entry per operation)", () => {
-    expect(Object.keys(WRITES).sort()).toEqual(operationModels().map((o) => o.operationId).sort());
+    expect(Object.keys(WRITES).sort()).toEqual(
+      operationModels()
+        .map((o) => o.operationId)
+        .sort(),
+    );
   });
 });
 
@@ -181,6 +231,8 @@ describe('coverage (coverage.ts)', () => {
     // Counted per schema: the closed goal and the open goal nested in one of its projects.
     expect(report?.response_fields.counts['Goal.closed_at']).toEqual({ non_null: 1, null: 1, absent: 0 });
     expect(report?.response_fields.documented).toBe(documentedFields(operationModel('closeGoal')).length);
-    expect(coverage.lines().find((l) => l.startsWith('closeGoal'))).toMatch(/^closeGoal: 3 exchanges; statuses 2\/10 \(never [\d ]+\), undocumented seen 999; response fields \d+\/\d+ non-null, \d+ only null, \d+ never present; request fields 3\/6; values success_status 1\/2; rules 1\/2 ran \(never: left-alone: the first answer\)$/);
+    expect(coverage.lines().find((l) => l.startsWith('closeGoal'))).toMatch(
+      /^closeGoal: 3 exchanges; statuses 2\/10 \(never [\d ]+\), undocumented seen 999; response fields \d+\/\d+ non-null, \d+ only null, \d+ never present; request fields 3\/6; values success_status 1\/2; rules 1\/2 ran \(never: left-alone: the first answer\)$/,
+    );
   });
 });

@@ -35,12 +35,24 @@ describe('readConfig', () => {
   });
 
   it('reads a valid configuration, trims the trailing slash and defaults the timeout', () => {
-    const config = readConfig({ CONTRACT_BASE_URL: 'http://localhost:4010/', CONTRACT_TOKEN: TOKEN, CONTRACT_OPEN_GOAL_ID: 'convert-more-visitors-FEBoOzPNE0H4GNy9U6K4Cq' });
-    expect(config).toMatchObject({ baseUrl: 'http://localhost:4010', loopback: true, timeoutMs: DEFAULT_TIMEOUT_MS, allowWrites: false, tokens: { full_access: TOKEN }, records: { goals: { open: 'convert-more-visitors-FEBoOzPNE0H4GNy9U6K4Cq' } } });
+    const config = readConfig({
+      CONTRACT_BASE_URL: 'http://localhost:4010/',
+      CONTRACT_TOKEN: TOKEN,
+      CONTRACT_OPEN_GOAL_ID: 'convert-more-visitors-FEBoOzPNE0H4GNy9U6K4Cq',
+    });
+    expect(config).toMatchObject({
+      baseUrl: 'http://localhost:4010',
+      loopback: true,
+      timeoutMs: DEFAULT_TIMEOUT_MS,
+      allowWrites: false,
+      tokens: { full_access: TOKEN },
+      records: { goals: { open: 'convert-more-visitors-FEBoOzPNE0H4GNy9U6K4Cq' } },
+    });
   });
 
   it('treats 127.0.0.0/8, ::1 and localhost as this machine, and refuses writes elsewhere without CONTRACT_ALLOW_WRITES=1', () => {
-    for (const url of ['http://127.0.0.1:1', 'http://127.1.2.3:1', 'http://[::1]:1', 'http://localhost:1']) expect(readConfig({ CONTRACT_BASE_URL: url }).loopback, url).toBe(true);
+    for (const url of ['http://127.0.0.1:1', 'http://127.1.2.3:1', 'http://[::1]:1', 'http://localhost:1'])
+      expect(readConfig({ CONTRACT_BASE_URL: url }).loopback, url).toBe(true);
     const refused = configError({ CONTRACT_BASE_URL: 'https://staging.example.com' });
     expect(refused.variable).toBe('CONTRACT_ALLOW_WRITES');
     expect(refused.message).toContain('staging.example.com');
@@ -71,12 +83,16 @@ describe('readConfig', () => {
 
   it("never shows a malformed token's value in the message", () => {
     const error = configError({ CONTRACT_BASE_URL: 'http://127.0.0.1:4010', CONTRACT_TOKEN: 'my-secret-password' });
-    expect(error.message).toBe('CONTRACT_TOKEN: is not an API token: tokens are opk_ followed by 43 characters of A-Z a-z 0-9 _ - (47 in all); the value given has 18 characters and does not start with opk_');
+    expect(error.message).toBe(
+      'CONTRACT_TOKEN: is not an API token: tokens are opk_ followed by 43 characters of A-Z a-z 0-9 _ - (47 in all); the value given has 18 characters and does not start with opk_',
+    );
   });
 
   it('reads CONTRACT_STRICT and the caller’s CONTRACT_PERSON_ID', () => {
     expect(readConfig({ CONTRACT_BASE_URL: 'http://127.0.0.1:4010' })).toMatchObject({ strict: false, person: undefined });
-    expect(readConfig({ CONTRACT_BASE_URL: 'http://127.0.0.1:4010', CONTRACT_STRICT: '1', CONTRACT_PERSON_ID: 'alice-johnson-Gp5Ex7foYoYTHB47d4lHkh' })).toMatchObject({ strict: true, person: 'alice-johnson-Gp5Ex7foYoYTHB47d4lHkh' });
+    expect(
+      readConfig({ CONTRACT_BASE_URL: 'http://127.0.0.1:4010', CONTRACT_STRICT: '1', CONTRACT_PERSON_ID: 'alice-johnson-Gp5Ex7foYoYTHB47d4lHkh' }),
+    ).toMatchObject({ strict: true, person: 'alice-johnson-Gp5Ex7foYoYTHB47d4lHkh' });
   });
 
   it('catches a misspelt variable and suggests the right one', () => {
@@ -92,7 +108,19 @@ describe('readConfig', () => {
     expect(recordVariable('goals', 'open')).toBe('CONTRACT_OPEN_GOAL_ID');
     expect(personVariable('full_access')).toBe('CONTRACT_PERSON_ID');
     expect(personVariable('comment_only')).toBe('CONTRACT_COMMENT_ONLY_PERSON_ID');
-    expect(knownVariables()).toEqual(expect.arrayContaining(['CONTRACT_BASE_URL', 'CONTRACT_SUSPENDED_TOKEN', 'CONTRACT_CLOSED_PROJECT_ID', 'CONTRACT_CLOSED_GOAL_ID', 'CONTRACT_ALLOW_WRITES', 'CONTRACT_REPORT', 'CONTRACT_TIMEOUT_MS', 'CONTRACT_STRICT', 'CONTRACT_PERSON_ID']));
+    expect(knownVariables()).toEqual(
+      expect.arrayContaining([
+        'CONTRACT_BASE_URL',
+        'CONTRACT_SUSPENDED_TOKEN',
+        'CONTRACT_CLOSED_PROJECT_ID',
+        'CONTRACT_CLOSED_GOAL_ID',
+        'CONTRACT_ALLOW_WRITES',
+        'CONTRACT_REPORT',
+        'CONTRACT_TIMEOUT_MS',
+        'CONTRACT_STRICT',
+        'CONTRACT_PERSON_ID',
+      ]),
+    );
   });
 });
 
@@ -117,7 +145,9 @@ describe('npm run contract with a bad configuration', () => {
   it('names the fix when nothing listens at the URL', { timeout: 60_000 }, async () => {
     const run = await runContract({ CONTRACT_BASE_URL: 'http://127.0.0.1:9' }, 30_000);
     expect(run.code).toBe(2);
-    expect(run.stderr.trimEnd()).toBe("contract: CONTRACT_BASE_URL: nothing is listening on 127.0.0.1:9 (connection refused): start the server there (this package's mock: npx service-external-api mock, which listens on http://127.0.0.1:4010) or point CONTRACT_BASE_URL at one that runs");
+    expect(run.stderr.trimEnd()).toBe(
+      "contract: CONTRACT_BASE_URL: nothing is listening on 127.0.0.1:9 (connection refused): start the server there (this package's mock: npx service-external-api mock, which listens on http://127.0.0.1:4010) or point CONTRACT_BASE_URL at one that runs",
+    );
   });
 
   it('exits 2 naming an unknown suite file filter', { timeout: 60_000 }, async () => {
@@ -158,8 +188,20 @@ describe('npm run contract against a server that is not this API', () => {
   });
 
   it.each([
-    ['a web app that answers every request with an HTML page', 200, 'text/html; charset=utf-8', '<!doctype html><title>Sign in</title>', /^contract: CONTRACT_BASE_URL: http:\/\/127\.0\.0\.1:\d+ does not look like this API: it answered POST \/api\/external\/v1\/projects\/resume and POST \/api\/external\/v1\/goals\/close with an HTML page \(200\)/],
-    ['a server that answers 404 on both paths', 404, 'application/json', '{"message":"no route"}', /^contract: CONTRACT_BASE_URL: http:\/\/127\.0\.0\.1:\d+ does not look like this API: it answered 404 to POST \/api\/external\/v1\/projects\/resume and POST \/api\/external\/v1\/goals\/close; give the origin the spec's paths are appended to/],
+    [
+      'a web app that answers every request with an HTML page',
+      200,
+      'text/html; charset=utf-8',
+      '<!doctype html><title>Sign in</title>',
+      /^contract: CONTRACT_BASE_URL: http:\/\/127\.0\.0\.1:\d+ does not look like this API: it answered POST \/api\/external\/v1\/projects\/resume and POST \/api\/external\/v1\/goals\/close with an HTML page \(200\)/,
+    ],
+    [
+      'a server that answers 404 on both paths',
+      404,
+      'application/json',
+      '{"message":"no route"}',
+      /^contract: CONTRACT_BASE_URL: http:\/\/127\.0\.0\.1:\d+ does not look like this API: it answered 404 to POST \/api\/external\/v1\/projects\/resume and POST \/api\/external\/v1\/goals\/close; give the origin the spec's paths are appended to/,
+    ],
   ])('exits 2 and says so in one line: %s', { timeout: 60_000, concurrent: true }, async (_case, status, contentType, body, line) => {
     const run = await runContract({ CONTRACT_BASE_URL: await serve(status, contentType, body) }, 30_000);
     withOutput(run, () => {
@@ -187,11 +229,15 @@ describe('npm run contract: what is wrong comes first', () => {
     const run = await runContract({ CONTRACT_BASE_URL: mock.url, CONTRACT_TOKEN: TOKEN }, 80_000, ['auth']);
     withOutput(run, () => {
       expect(run.code).toBe(1);
-      expect(run.stdout.split('\n')[0]).toBe(`contract: CONTRACT_TOKEN is refused: ${mock.url} answers 401 to it (POST /api/external/v1/projects/resume with {}, where a valid token gets 400 "Missing required fields"); the tests that need it will fail until it is a current API token of this server`);
+      expect(run.stdout.split('\n')[0]).toBe(
+        `contract: CONTRACT_TOKEN is refused: ${mock.url} answers 401 to it (POST /api/external/v1/projects/resume with {}, where a valid token gets 400 "Missing required fields"); the tests that need it will fail until it is a current API token of this server`,
+      );
       expect(run.stdout).toMatch(/^✗ before the run: CONTRACT_TOKEN is refused: /m);
       expect(run.stdout).not.toContain('CONTRACT_READ_ONLY_TOKEN is refused');
       // The last line, where a CI log is read, says why the run failed.
-      expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^contract: \d+ passed, [1-9]\d* failed, .* — FAIL \(the server refuses CONTRACT_TOKEN: it answers 401 to it; see the first lines\)$/);
+      expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(
+        /^contract: \d+ passed, [1-9]\d* failed, .* — FAIL \(the server refuses CONTRACT_TOKEN: it answers 401 to it; see the first lines\)$/,
+      );
     });
   });
 
@@ -216,7 +262,9 @@ describe('npm run contract: what is wrong comes first', () => {
   });
 
   it('withOutput adds the whole output of the run to a failed assertion', () => {
-    expect(() => withOutput({ code: 1, stdout: 'the run said this', stderr: '', ms: 5 }, () => expect(1).toBe(0))).toThrow(/── npm run contract exited 1 after 5 ms; its output ──\nthe run said this/);
+    expect(() => withOutput({ code: 1, stdout: 'the run said this', stderr: '', ms: 5 }, () => expect(1).toBe(0))).toThrow(
+      /── npm run contract exited 1 after 5 ms; its output ──\nthe run said this/,
+    );
   });
 });
 
@@ -230,7 +278,9 @@ describe('messages name what the user typed, and a bad configuration still write
       const report = join(dir, 'nested', 'junit.xml');
       const run = await runContract({ CONTRACT_BASE_URL: '' }, 30_000, ['--base-url', 'http://127.0.0.1:9', '--report', report]);
       expect(run.code).toBe(2);
-      expect(run.stderr.trimEnd()).toBe("contract: --base-url: nothing is listening on 127.0.0.1:9 (connection refused): start the server there (this package's mock: npx service-external-api mock, which listens on http://127.0.0.1:4010) or point --base-url at one that runs");
+      expect(run.stderr.trimEnd()).toBe(
+        "contract: --base-url: nothing is listening on 127.0.0.1:9 (connection refused): start the server there (this package's mock: npx service-external-api mock, which listens on http://127.0.0.1:4010) or point --base-url at one that runs",
+      );
       const xml = readFileSync(report, 'utf8');
       expect(xml).toMatch(/<testsuites name="contract" tests="1" failures="1" errors="0">/);
       expect(xml).toContain('<failure message="--base-url: nothing is listening on 127.0.0.1:9 (connection refused)');
@@ -242,7 +292,9 @@ describe('messages name what the user typed, and a bad configuration still write
   it('with no URL at all, the message offers both --base-url and CONTRACT_BASE_URL', { timeout: 60_000 }, async () => {
     const run = await runContract({ CONTRACT_BASE_URL: '' }, 30_000);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^contract: CONTRACT_BASE_URL: is not set; give the origin of the server to test: --base-url http:\/\/127\.0\.0\.1:4010 or CONTRACT_BASE_URL=/);
+    expect(run.stderr).toMatch(
+      /^contract: CONTRACT_BASE_URL: is not set; give the origin of the server to test: --base-url http:\/\/127\.0\.0\.1:4010 or CONTRACT_BASE_URL=/,
+    );
   });
 });
 

@@ -7,7 +7,11 @@ import { formatLocation, type Violation } from '../lib/violations.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 type Headers = Record<string, string>;
-const response = (status: number, body: unknown, headers: Headers = { 'content-type': JSON_TYPE }) => ({ status, headers, text: typeof body === 'string' ? body : JSON.stringify(body) });
+const response = (status: number, body: unknown, headers: Headers = { 'content-type': JSON_TYPE }) => ({
+  status,
+  headers,
+  text: typeof body === 'string' ? body : JSON.stringify(body),
+});
 
 /** The response example the spec documents for 200 (the mock's and the docs' data): a conforming body to break. */
 function example200(operation: 'resumeProject' | 'closeGoal'): JsonObject {
@@ -44,7 +48,14 @@ describe('checkResponse', () => {
     project['success_status'] = 'done';
     project['closed_at'] = 'yesterday';
     const found = errors(checkResponse('resumeProject', response(200, body, OK_HEADERS)));
-    expect(at(found)).toEqual(expect.arrayContaining(['response.body.project.state schema.required', 'response.body.project.name schema.type', 'response.body.project.success_status schema.enum', 'response.body.project.closed_at schema.format']));
+    expect(at(found)).toEqual(
+      expect.arrayContaining([
+        'response.body.project.state schema.required',
+        'response.body.project.name schema.type',
+        'response.body.project.success_status schema.enum',
+        'response.body.project.closed_at schema.format',
+      ]),
+    );
     expect(found.find((v) => v.code === 'schema.enum')?.message).toBe('must be one of "nil", "achieved", "missed"; got "done"');
     expect(found).toHaveLength(4);
   });
@@ -62,7 +73,14 @@ describe('checkResponse', () => {
     obj(body['goal'])['brand_new'] = true;
     const found = checkResponse('closeGoal', response(200, body, OK_HEADERS));
     expect(errors(found)).toEqual([]);
-    expect(warnings(found)).toEqual([{ location: ['response', 'body', 'goal', 'brand_new'], code: 'field.unknown', severity: 'warning', message: 'field "brand_new" is not in the spec (an additive field: reported, not a failure)' }]);
+    expect(warnings(found)).toEqual([
+      {
+        location: ['response', 'body', 'goal', 'brand_new'],
+        code: 'field.unknown',
+        severity: 'warning',
+        message: 'field "brand_new" is not in the spec (an additive field: reported, not a failure)',
+      },
+    ]);
   });
 
   it('treats a non-JSON 200 as a violation, not a crash', () => {

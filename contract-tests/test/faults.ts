@@ -6,7 +6,7 @@ import type { Fault, ProxiedReply, ProxiedRequest } from './support.ts';
 
 export type Tokens = Record<string, string>;
 /** One broken rule and the lines the suite's output must contain about it. */
-export type Injected = { name: string; fault: (tokens: Tokens) => Fault; expect: RegExp[] };
+type Injected = { name: string; fault: (tokens: Tokens) => Fault; expect: RegExp[] };
 export type Case = { name: string; faults: Injected[]; files?: string[]; env?: Record<string, string>; exit: 0 | 1 };
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -91,7 +91,10 @@ export const cases: Case[] = [
       {
         name: 'wrong status',
         fault: () => ({ response: (_req, r) => (r.status === 200 ? { ...r, status: 201 } : r) }),
-        expect: [/status 201 is not documented for resumeProject; documented: 200, 400, 401, 403, 404, 405, 406, 413, 415, 500/, /status 201 is not documented for closeGoal; documented: 200, 400, 401, 403, 404, 405, 406, 413, 415, 500/],
+        expect: [
+          /status 201 is not documented for resumeProject; documented: 200, 400, 401, 403, 404, 405, 406, 413, 415, 500/,
+          /status 201 is not documented for closeGoal; documented: 200, 400, 401, 403, 404, 405, 406, 413, 415, 500/,
+        ],
       },
     ],
   },
@@ -106,7 +109,10 @@ export const cases: Case[] = [
             delete entity(body, 'project')['state'];
             delete entity(body, 'goal')['closed_at'];
           }),
-        expect: [/response\.body\.project\.state {2}required field "state" is missing/, /response\.body\.goal\.closed_at {2}required field "closed_at" is missing/],
+        expect: [
+          /response\.body\.project\.state {2}required field "state" is missing/,
+          /response\.body\.goal\.closed_at {2}required field "closed_at" is missing/,
+        ],
       },
     ],
   },
@@ -137,7 +143,9 @@ export const cases: Case[] = [
             return { ...r, body: r.body.replace(match[1], match[1].split(', ').reverse().join(', ')) };
           },
         }),
-        expect: [/expected the body \{"error":"Bad request","message":"Missing required fields: project_id, message"\}; got "\{\\"error\\":\\"Bad request\\",\\"message\\":\\"Missing required fields: message, project_id\\"\}"/],
+        expect: [
+          /expected the body \{"error":"Bad request","message":"Missing required fields: project_id, message"\}; got "\{\\"error\\":\\"Bad request\\",\\"message\\":\\"Missing required fields: message, project_id\\"\}"/,
+        ],
       },
     ],
   },
@@ -148,7 +156,11 @@ export const cases: Case[] = [
       {
         name: 'read-only token writes',
         fault: (tokens) => swapToken(tokens, 'read_only', 'full_access'),
-        expect: [/✗ FAIL resumeProject > auth > A read-only token is refused with 403/, /✗ FAIL closeGoal > auth > A read-only token is refused with 403/, /expected 403 "Read-only API tokens cannot execute mutations" in plain text; got 200/],
+        expect: [
+          /✗ FAIL resumeProject > auth > A read-only token is refused with 403/,
+          /✗ FAIL closeGoal > auth > A read-only token is refused with 403/,
+          /expected 403 "Read-only API tokens cannot execute mutations" in plain text; got 200/,
+        ],
       },
     ],
   },
@@ -163,7 +175,10 @@ export const cases: Case[] = [
             const project = entity(body, 'project');
             if (project['state'] === 'active') project['state'] = 'paused';
           }),
-        expect: [/✗ FAIL resumeProject > state > Resuming a paused project makes it active/, /resuming a paused project makes it active \(RULES\.md#decision-3\); got state "paused"/],
+        expect: [
+          /✗ FAIL resumeProject > state > Resuming a paused project makes it active/,
+          /resuming a paused project makes it active \(RULES\.md#decision-3\); got state "paused"/,
+        ],
       },
     ],
   },
@@ -182,16 +197,27 @@ export const cases: Case[] = [
             return !known && /^Bearer opk_/.test(auth) ? { ...req, headers: { ...req.headers, authorization: `Bearer ${tokens['full_access'] ?? ''}` } } : req;
           },
         }),
-        expect: [/✗ FAIL resumeProject > auth > An unknown token in production format \(opk_ \+ 43 characters\) is refused with 401/, /expected 401 "Unauthorized" in plain text; got 200/],
+        expect: [
+          /✗ FAIL resumeProject > auth > An unknown token in production format \(opk_ \+ 43 characters\) is refused with 401/,
+          /expected 401 "Unauthorized" in plain text; got 200/,
+        ],
       },
       {
         name: 'lowercase scheme accepted',
-        fault: () => ({ request: (req) => (req.headers['authorization']?.startsWith('bearer ') ? { ...req, headers: { ...req.headers, authorization: req.headers['authorization'].replace(/^bearer /, 'Bearer ') } } : req) }),
+        fault: () => ({
+          request: (req) =>
+            req.headers['authorization']?.startsWith('bearer ')
+              ? { ...req, headers: { ...req.headers, authorization: req.headers['authorization'].replace(/^bearer /, 'Bearer ') } }
+              : req,
+        }),
         expect: [/✗ FAIL closeGoal > auth > The scheme is case-sensitive: "bearer …" is refused with 401/],
       },
       {
         name: '401 as JSON',
-        fault: () => ({ response: (_req, r) => (r.status === 401 ? reply(401, '{"error":"Unauthorized","message":"Authentication required"}', { 'content-type': JSON_TYPE }) : r) }),
+        fault: () => ({
+          response: (_req, r) =>
+            r.status === 401 ? reply(401, '{"error":"Unauthorized","message":"Authentication required"}', { 'content-type': JSON_TYPE }) : r,
+        }),
         expect: [/Content-Type application\/json is not documented for resumeProject 401; documented: text\/plain/, /response\.body {2}must be "Unauthorized"/],
       },
       {
@@ -202,7 +228,10 @@ export const cases: Case[] = [
       {
         name: 'forbidden instead of not found',
         fault: (tokens) => ({
-          response: (req, r) => (r.status === 404 && (req.headers['authorization'] ?? '').includes(tokens['no_access'] ?? '-') ? reply(403, `{"error":"Forbidden","message":"You don't have permission to perform this action"}`, { 'content-type': JSON_TYPE }) : r),
+          response: (req, r) =>
+            r.status === 404 && (req.headers['authorization'] ?? '').includes(tokens['no_access'] ?? '-')
+              ? reply(403, `{"error":"Forbidden","message":"You don't have permission to perform this action"}`, { 'content-type': JSON_TYPE })
+              : r,
         }),
         expect: [/expected 404 JSON Not found; got 403/],
       },
@@ -216,7 +245,11 @@ export const cases: Case[] = [
       {
         name: 'token before inputs',
         fault: () => ({ request: (req) => (req.headers['authorization'] === undefined && req.method === 'POST' ? reply(401, 'Unauthorized') : req) }),
-        expect: [/✗ FAIL resumeProject > ids > A malformed project_id is 404 even without a token/, /✗ FAIL closeGoal > order > Without a token, null in a required field is still 400/, /expected 404 JSON Not found; got 401 "Unauthorized"/],
+        expect: [
+          /✗ FAIL resumeProject > ids > A malformed project_id is 404 even without a token/,
+          /✗ FAIL closeGoal > order > Without a token, null in a required field is still 400/,
+          /expected 404 JSON Not found; got 401 "Unauthorized"/,
+        ],
       },
       {
         name: 'case-insensitive enum',
@@ -328,7 +361,9 @@ export const cases: Case[] = [
             const project = entity(body, 'project');
             if (project['state'] === 'active' && isObject(project['last_check_in'])) project['status'] = 'pending';
           }),
-        expect: [/an active project that is not outdated has the status of its last check-in \(Project\.status\/1; RULES\.md#state-project\): expected "caution"; got "pending"/],
+        expect: [
+          /an active project that is not outdated has the status of its last check-in \(Project\.status\/1; RULES\.md#state-project\): expected "caution"; got "pending"/,
+        ],
       },
       {
         name: 'cannot edit after a write',
@@ -344,7 +379,11 @@ export const cases: Case[] = [
         fault: () =>
           on200((body) => {
             const retrospective = entity(body, 'goal')['retrospective'];
-            if (isObject(retrospective)) retrospective['content'] = JSON.stringify({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'an older retrospective' }] }] });
+            if (isObject(retrospective))
+              retrospective['content'] = JSON.stringify({
+                type: 'doc',
+                content: [{ type: 'paragraph', content: [{ type: 'text', text: 'an older retrospective' }] }],
+              });
           }),
         expect: [/the goal's retrospective is the one just sent/],
       },
@@ -355,7 +394,10 @@ export const cases: Case[] = [
             entity(body, 'project')['updated_at'] = '2020-01-01T00:00:00Z';
             entity(body, 'goal')['updated_at'] = '2020-01-01T00:00:00Z';
           }),
-        expect: [/resume bumps updated_at to now \(RULES\.md#state-resume\), but it is 2020-01-01T00:00:00Z/, /close bumps updated_at in the same write, so it is not before closed_at/],
+        expect: [
+          /resume bumps updated_at to now \(RULES\.md#state-resume\), but it is 2020-01-01T00:00:00Z/,
+          /close bumps updated_at in the same write, so it is not before closed_at/,
+        ],
       },
     ],
   },
@@ -366,12 +408,22 @@ export const cases: Case[] = [
     faults: [
       {
         name: 'non-JSON 200',
-        fault: () => ({ response: (req, r) => (r.status === 200 && RESUME.test(req.path) ? reply(200, '<html><body>Service temporarily unavailable</body></html>', { 'content-type': 'text/html' }) : r) }),
+        fault: () => ({
+          response: (req, r) =>
+            r.status === 200 && RESUME.test(req.path)
+              ? reply(200, '<html><body>Service temporarily unavailable</body></html>', { 'content-type': 'text/html' })
+              : r,
+        }),
         expect: [/Content-Type text\/html is not documented for resumeProject 200; documented: application\/json/, /the body is not JSON \(/],
       },
       {
         name: 'server error on valid input',
-        fault: () => ({ response: (req, r) => (r.status === 200 && !RESUME.test(req.path) ? reply(500, '{"error":"Internal server error","message":"An unexpected error occurred"}', { 'content-type': JSON_TYPE }) : r) }),
+        fault: () => ({
+          response: (req, r) =>
+            r.status === 200 && !RESUME.test(req.path)
+              ? reply(500, '{"error":"Internal server error","message":"An unexpected error occurred"}', { 'content-type': JSON_TYPE })
+              : r,
+        }),
         expect: [/valid input must never be a server error; got 500/, /expected 200 with the changed record; got 500/],
       },
     ],
@@ -381,7 +433,16 @@ export const cases: Case[] = [
     files: ['responses', 'auth'],
     env: { CONTRACT_TIMEOUT_MS: '700' },
     exit: 1,
-    faults: [{ name: 'hang', fault: () => ({ response: (_req, r) => (r.status === 200 ? 'hang' : r) }), expect: [/timeout: no complete response to POST \/api\/external\/v1\/projects\/resume within 700 ms \(CONTRACT_TIMEOUT_MS\)/, /^resumeProject +auth +1\d +0 +0$/m] }],
+    faults: [
+      {
+        name: 'hang',
+        fault: () => ({ response: (_req, r) => (r.status === 200 ? 'hang' : r) }),
+        expect: [
+          /timeout: no complete response to POST \/api\/external\/v1\/projects\/resume within 700 ms \(CONTRACT_TIMEOUT_MS\)/,
+          /^resumeProject +auth +1\d +0 +0$/m,
+        ],
+      },
+    ],
   },
   {
     name: 'a success without a Content-Type: only error answers may come without one',
@@ -417,7 +478,9 @@ export const cases: Case[] = [
             if ('inserted_at' in project) project['inserted_at'] = new Date(Date.UTC(2025, 0, 1) + ++n * 1000).toISOString().replace('.000', '');
           });
         },
-        expect: [/response\.body\.project\.inserted_at {2}resume changes only state, status, next_check_in_scheduled_at, is_outdated, updated_at of the project .* but this field was "2025-01-01T00:00:\d\dZ" in the previous answer for the same project and is "2025-01-01T00:00:\d\dZ" now/],
+        expect: [
+          /response\.body\.project\.inserted_at {2}resume changes only state, status, next_check_in_scheduled_at, is_outdated, updated_at of the project .* but this field was "2025-01-01T00:00:\d\dZ" in the previous answer for the same project and is "2025-01-01T00:00:\d\dZ" now/,
+        ],
       },
       {
         name: 'a nested milestone toggled',
@@ -440,7 +503,9 @@ export const cases: Case[] = [
             if (isObject(champion)) champion['title'] = `Head of Growth ${++n}`;
           });
         },
-        expect: [/response\.body\.goal\.champion\.title {2}close changes only closed_at, is_closed, is_outdated, closed_by, success, success_status, status, updated_at, retrospective of the goal/],
+        expect: [
+          /response\.body\.goal\.champion\.title {2}close changes only closed_at, is_closed, is_outdated, closed_by, success, success_status, status, updated_at, retrospective of the goal/,
+        ],
       },
       {
         name: 'a target moved',
@@ -461,7 +526,9 @@ export const cases: Case[] = [
             const project = entity(body, 'project');
             if (project['is_pinned'] === false) project['is_pinned'] = true;
           }),
-        expect: [/response\.body\.project\.is_pinned {2}resume changes only .* but this field was false in the previous answer for the same project and is true now/],
+        expect: [
+          /response\.body\.project\.is_pinned {2}resume changes only .* but this field was false in the previous answer for the same project and is true now/,
+        ],
       },
       {
         name: 'a checklist item renamed by every close',
@@ -479,7 +546,8 @@ export const cases: Case[] = [
           let n = 0;
           return on200((body) => {
             const goal = entity(body, 'goal');
-            if (typeof goal['description'] === 'string') goal['description'] = JSON.stringify({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: `closed ${++n} times` }] }] });
+            if (typeof goal['description'] === 'string')
+              goal['description'] = JSON.stringify({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: `closed ${++n} times` }] }] });
           });
         },
         expect: [/response\.body\.goal\.description {2}close changes only/],
@@ -498,7 +566,9 @@ export const cases: Case[] = [
             const project = entity(body, 'project');
             if (typeof project['name'] === 'string') project['name'] = `Renamed ${project['name']}`;
           }),
-        expect: [/response\.body\.project\.id {2}a project's id is the slug of its name before its short id \(RULES\.md#response-ids\): name "Renamed [^"]+" gives "renamed-[a-z0-9-]+-[A-Za-z0-9]+"; got /],
+        expect: [
+          /response\.body\.project\.id {2}a project's id is the slug of its name before its short id \(RULES\.md#response-ids\): name "Renamed [^"]+" gives "renamed-[a-z0-9-]+-[A-Za-z0-9]+"; got /,
+        ],
       },
       {
         name: "a nested person's id from an old name",
@@ -507,7 +577,9 @@ export const cases: Case[] = [
             const champion = entity(body, 'goal')['champion'];
             if (isObject(champion)) champion['full_name'] = 'Alice Johnson-Smith';
           }),
-        expect: [/response\.body\.goal\.champion\.id {2}a person's id is the slug of its full_name before its short id \(RULES\.md#response-ids\): full_name "Alice Johnson-Smith" gives "alice-johnson-smith-/],
+        expect: [
+          /response\.body\.goal\.champion\.id {2}a person's id is the slug of its full_name before its short id \(RULES\.md#response-ids\): full_name "Alice Johnson-Smith" gives "alice-johnson-smith-/,
+        ],
       },
       {
         name: 'space_id names another space',
@@ -535,16 +607,20 @@ export const cases: Case[] = [
             const project = entity(body, 'project');
             if (project['state'] === 'active' && project['is_outdated'] === false) project['status'] = 'outdated';
           }),
-        expect: [/response\.body\.project\.status {2}an active project that is not outdated has the status of its last check-in \(Project\.status\/1; RULES\.md#state-project\): expected "caution"; got "outdated"/],
+        expect: [
+          /response\.body\.project\.status {2}an active project that is not outdated has the status of its last check-in \(Project\.status\/1; RULES\.md#state-project\): expected "caution"; got "outdated"/,
+        ],
       },
       {
-        name: "a check-in id with another day",
+        name: 'a check-in id with another day',
         fault: () =>
           on200((body) => {
             const last = entity(body, 'project')['last_check_in'];
             if (isObject(last) && typeof last['id'] === 'string') last['id'] = last['id'].replace(/^\d{4}-\d\d-\d\d/, '2020-01-01');
           }),
-        expect: [/response\.body\.project\.last_check_in\.id {2}a project_check_in's id is the date it was made \(inserted_at 2025-05-30T16:10:00Z\) before its short id/],
+        expect: [
+          /response\.body\.project\.last_check_in\.id {2}a project_check_in's id is the date it was made \(inserted_at 2025-05-30T16:10:00Z\) before its short id/,
+        ],
       },
       {
         name: 'a closed goal still outdated',
@@ -562,7 +638,9 @@ export const cases: Case[] = [
             const goal = entity(body, 'project')['goal'];
             if (isObject(goal) && goal['closed_at'] === null) goal['is_closed'] = true;
           }),
-        expect: [/response\.body\.project\.goal\.is_closed {2}a goal is closed exactly when closed_at is set \(Goal\.state\/1; RULES\.md#state-goal\): is_closed true, closed_at null/],
+        expect: [
+          /response\.body\.project\.goal\.is_closed {2}a goal is closed exactly when closed_at is set \(Goal\.state\/1; RULES\.md#state-goal\): is_closed true, closed_at null/,
+        ],
       },
     ],
   },

@@ -73,7 +73,9 @@ describe('backpressure', () => {
     opened.push({ close: () => socket.destroy() });
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
     const total = 256 * MB;
-    socket.write(`POST /api/external/v1/projects/resume HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${total}\r\n\r\n`);
+    socket.write(
+      `POST /api/external/v1/projects/resume HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${total}\r\n\r\n`,
+    );
     const chunk = Buffer.alloc(MB, 0x20);
     let written = 0;
     const pump = (): void => {
@@ -124,7 +126,12 @@ describe('backpressure', () => {
     expect(pushed).toBeLessThan(48 * MB);
     expect(head).toMatch(/^HTTP\/1\.1 200 /);
     expect(head).toMatch(/\r\nX-Contract-Violations: 1\r\n/i);
-    expect(proxy.log.entries(0).at(-1)?.violations.map((v) => v.code)).toContain('response.too-large');
+    expect(
+      proxy.log
+        .entries(0)
+        .at(-1)
+        ?.violations.map((v) => v.code),
+    ).toContain('response.too-large');
   }, 60_000);
 });
 
@@ -163,7 +170,10 @@ describe('what the proxy forwards and to whom it answers', () => {
   it('refuses POST /__proxy/reset from a foreign Origin (403) and keeps the log; accepts it with none', async () => {
     const target = await serve((_req, res) => res.end());
     const { port } = await proxyTo(target.port);
-    const refused = await raw(port, `POST /__proxy/reset HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: https://evil.example\r\nContent-Type: text/plain\r\nContent-Length: 1\r\nConnection: close\r\n\r\nx`);
+    const refused = await raw(
+      port,
+      `POST /__proxy/reset HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: https://evil.example\r\nContent-Type: text/plain\r\nContent-Length: 1\r\nConnection: close\r\n\r\nx`,
+    );
     expect(refused).toMatch(/^HTTP\/1\.1 403 /);
     expect(refused).toContain('"error": "Cross-origin request refused"');
     const fine = await raw(port, `POST /__proxy/reset HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
@@ -186,17 +196,26 @@ async function echoingTarget(): Promise<{ port: number; tokens: string[] }> {
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
       const body = ['GET', 'HEAD'].includes(req.method ?? 'GET') ? undefined : Buffer.concat(chunks);
-      void core.fetch(new Request(`http://127.0.0.1${req.url ?? '/'}`, { method: req.method ?? 'GET', headers, ...(body ? { body } : {}) })).then(async (answer) => {
-        const auth = req.headers.authorization ?? '';
-        const echoed = [auth, auth.toLowerCase(), auth.replace(' ', '\t'), encodeURIComponent(auth), String(req.headers['x-auth-token'] ?? ''), req.url ?? ''].join(' | ');
-        if (answer.status === 200 || (req.url ?? '').startsWith('/__mock/')) {
-          res.writeHead(answer.status, Object.fromEntries(answer.headers));
-          res.end(Buffer.from(await answer.arrayBuffer()));
-        } else {
-          res.writeHead(400, { 'content-type': 'text/plain', 'x-echo': auth.replace(/[^\x20-\x7e]/g, ' ') });
-          res.end(`bad token: ${echoed}`);
-        }
-      });
+      void core
+        .fetch(new Request(`http://127.0.0.1${req.url ?? '/'}`, { method: req.method ?? 'GET', headers, ...(body ? { body } : {}) }))
+        .then(async (answer) => {
+          const auth = req.headers.authorization ?? '';
+          const echoed = [
+            auth,
+            auth.toLowerCase(),
+            auth.replace(' ', '\t'),
+            encodeURIComponent(auth),
+            String(req.headers['x-auth-token'] ?? ''),
+            req.url ?? '',
+          ].join(' | ');
+          if (answer.status === 200 || (req.url ?? '').startsWith('/__mock/')) {
+            res.writeHead(answer.status, Object.fromEntries(answer.headers));
+            res.end(Buffer.from(await answer.arrayBuffer()));
+          } else {
+            res.writeHead(400, { 'content-type': 'text/plain', 'x-echo': auth.replace(/[^\x20-\x7e]/g, ' ') });
+            res.end(`bad token: ${echoed}`);
+          }
+        });
     });
   });
   return { port: target.port, tokens: Object.values(fixtures.tokens) };
@@ -207,7 +226,7 @@ function rawTokens(text: string, tokens: ReadonlyArray<string>): string[] {
 }
 
 describe('a target that echoes the credentials it is sent', () => {
-  it("never makes the contract suite print a token: stdout and the JUnit report hold none, in any form", async () => {
+  it('never makes the contract suite print a token: stdout and the JUnit report hold none, in any form', async () => {
     const { execFile } = await import('node:child_process');
     const { mkdtempSync, readFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
@@ -217,7 +236,12 @@ describe('a target that echoes the credentials it is sent', () => {
     const bin = new URL('../../cli/bin.cjs', import.meta.url).pathname;
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CONTRACT_')));
     const ran = await new Promise<{ code: number; out: string }>((resolve) => {
-      execFile(process.execPath, [bin, 'contract', '--base-url', `http://127.0.0.1:${target.port}`, '--report', report], { env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => resolve({ code: error && typeof error.code === 'number' ? error.code : 0, out: `${stdout}\n${stderr}` }));
+      execFile(
+        process.execPath,
+        [bin, 'contract', '--base-url', `http://127.0.0.1:${target.port}`, '--report', report],
+        { env, maxBuffer: 64 * 1024 * 1024 },
+        (error, stdout, stderr) => resolve({ code: error && typeof error.code === 'number' ? error.code : 0, out: `${stdout}\n${stderr}` }),
+      );
     });
     expect(ran.code).toBe(1);
     expect(ran.out).toContain('bad token: ');
@@ -244,7 +268,10 @@ describe('a target that echoes the credentials it is sent', () => {
       [`X-Auth-Token: ${token}\r\nAuthorization: Bearer ${token}\r\n`, ''],
       ['Authorization: Bearer s3cr\r\n', `?access_token=${token}`],
     ] as const) {
-      await raw(port, `POST /api/external/v1/projects/resume${query} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${headers}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+      await raw(
+        port,
+        `POST /api/external/v1/projects/resume${query} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${headers}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      );
     }
     const violations = JSON.stringify(proxy.log.entries(0));
     expect(violations).toContain('bad token: ');
@@ -255,7 +282,7 @@ describe('a target that echoes the credentials it is sent', () => {
 });
 
 describe('an answer that never ends', () => {
-  it('is stopped at MAX_RESPONSE_BYTES by the suite\'s client and fails as response.too-large, never read whole', async () => {
+  it("is stopped at MAX_RESPONSE_BYTES by the suite's client and fails as response.too-large, never read whole", async () => {
     const { createClient, MAX_RESPONSE_BYTES, TransportError } = await import('../lib/client.ts');
     let sent = 0;
     const target = await serve((req, res) => {
@@ -274,7 +301,9 @@ describe('an answer that never ends', () => {
       pump();
     });
     const client = createClient({ baseUrl: `http://127.0.0.1:${target.port}`, timeoutMs: 60_000 });
-    const error = await client.send({ method: 'POST', path: '/api/external/v1/projects/resume', headers: { 'content-type': 'application/json' }, body: '{}' }).catch((e: unknown) => e);
+    const error = await client
+      .send({ method: 'POST', path: '/api/external/v1/projects/resume', headers: { 'content-type': 'application/json' }, body: '{}' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransportError);
     expect((error as Error).message).toMatch(/^response\.too-large: the answer to POST \/api\/external\/v1\/projects\/resume passed 8388608 bytes/);
     expect(sent).toBeLessThan(MAX_RESPONSE_BYTES + 64 * MB);

@@ -19,7 +19,14 @@ describe('operation model', () => {
 
   it('reads fields, kinds, required order, nullability and enums from the request schemas', () => {
     const resume = operationModel('resumeProject');
-    expect(resume).toMatchObject({ method: 'POST', path: '/api/external/v1/projects/resume', secured: true, targetField: 'project_id', group: 'projects', required: ['project_id', 'message'] });
+    expect(resume).toMatchObject({
+      method: 'POST',
+      path: '/api/external/v1/projects/resume',
+      secured: true,
+      targetField: 'project_id',
+      group: 'projects',
+      required: ['project_id', 'message'],
+    });
     expect(resume.fields.map((f) => [f.name, f.kind, f.required, f.nullable])).toEqual([
       ['project_id', 'id', true, false],
       ['message', 'rich-text', true, false],
@@ -28,7 +35,11 @@ describe('operation model', () => {
     ]);
     const close = operationModel('closeGoal');
     expect(close.required).toEqual(['goal_id', 'success', 'retrospective', 'success_status']);
-    expect(close.fields.find((f) => f.name === 'success_status')).toMatchObject({ kind: 'enum', enumValues: ['achieved', 'missed'], enumName: 'success_status' });
+    expect(close.fields.find((f) => f.name === 'success_status')).toMatchObject({
+      kind: 'enum',
+      enumValues: ['achieved', 'missed'],
+      enumName: 'success_status',
+    });
     expect(close.fields.find((f) => f.name === 'success')?.kind).toBe('string');
     expect(close.examples.map((e) => e.name)).toEqual(['achieved_goal', 'missed_goal']);
   });
@@ -38,16 +49,25 @@ describe("production's messages", () => {
   it("reproduce the spec's examples of each 400, byte for byte", () => {
     for (const op of operationModels()) {
       const a = answers(op);
-      expect(a.missingFields(op.required).body, op.operationId).toEqual({ kind: 'json', value: responseExample(op, 400, 'application/json', 'missing_required_fields') });
+      expect(a.missingFields(op.required).body, op.operationId).toEqual({
+        kind: 'json',
+        value: responseExample(op, 400, 'application/json', 'missing_required_fields'),
+      });
       expect(a.unknownField('name').body).toEqual({ kind: 'json', value: responseExample(op, 400, 'application/json', 'unknown_field') });
       expect(a.unknownType('boolean').body).toEqual({ kind: 'json', value: responseExample(op, 400, 'application/json', 'wrong_type_boolean') });
     }
     const close = operationModel('closeGoal');
     const enumField = close.fields.find((f) => f.kind === 'enum');
-    expect(answers(close).invalidEnum(enumField?.enumName ?? '', caseVariant('achieved'), enumField?.enumValues ?? []).body).toEqual({ kind: 'json', value: responseExample(close, 400, 'application/json', 'invalid_success_status') });
+    expect(answers(close).invalidEnum(enumField?.enumName ?? '', caseVariant('achieved'), enumField?.enumValues ?? []).body).toEqual({
+      kind: 'json',
+      value: responseExample(close, 400, 'application/json', 'invalid_success_status'),
+    });
     expect(answers(close).unknownType('string').body).toEqual({ kind: 'json', value: responseExample(close, 400, 'application/json', 'wrong_type_string') });
     expect(answers(close).nullField('success_status').body).toEqual({ kind: 'json', value: responseExample(close, 400, 'application/json', 'null_field') });
-    expect(answers(operationModel('resumeProject')).nullField('project_id').body).toEqual({ kind: 'json', value: responseExample(operationModel('resumeProject'), 400, 'application/json', 'null_field') });
+    expect(answers(operationModel('resumeProject')).nullField('project_id').body).toEqual({
+      kind: 'json',
+      value: responseExample(operationModel('resumeProject'), 400, 'application/json', 'null_field'),
+    });
     expect(messages.missingFields(['a', 'b'])).toBe('Missing required fields: a, b');
   });
 

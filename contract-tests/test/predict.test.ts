@@ -13,7 +13,13 @@ import { predict, type Knowledge, type RawRequest } from '../lib/predict.ts';
 import { baseBody, withField, withoutField } from '../lib/requests.ts';
 
 const token = (n: number): string => `opk_${String(n).repeat(43)}`;
-const TOKENS: Record<string, Persona> = { [token(1)]: 'full_access', [token(2)]: 'read_only', [token(3)]: 'comment_only', [token(4)]: 'no_access', [token(5)]: 'suspended' };
+const TOKENS: Record<string, Persona> = {
+  [token(1)]: 'full_access',
+  [token(2)]: 'read_only',
+  [token(3)]: 'comment_only',
+  [token(4)]: 'no_access',
+  [token(5)]: 'suspended',
+};
 const FIXTURE = { projects: 'localize-onboarding-for-FjO1YSsAoCpZz3SMRvlSvK', goals: 'convert-more-visitors-FEBoOzPNE0H4GNy9U6K4Cq' } as const;
 const known: Knowledge = {
   who: (t) => {
@@ -23,7 +29,11 @@ const known: Knowledge = {
   story: (group, id) => (sameRecord(FIXTURE[group], id) ? (group === 'projects' ? 'paused' : 'open') : undefined),
 };
 
-function request(op: OperationModel, body: unknown, options: { token?: number; headers?: Array<[string, string]>; raw?: string; url?: string } = {}): RawRequest {
+function request(
+  op: OperationModel,
+  body: unknown,
+  options: { token?: number; headers?: Array<[string, string]>; raw?: string; url?: string } = {},
+): RawRequest {
   const headers: Array<[string, string]> = options.headers ?? [['Content-Type', 'application/json']];
   if (options.token !== undefined) headers.push(['Authorization', `Bearer ${token(options.token)}`]);
   return { method: 'POST', url: options.url ?? op.path, headers, body: Buffer.from(options.raw ?? JSON.stringify(body)) };
@@ -50,7 +60,7 @@ describe('predict', () => {
     expect(count).toBeGreaterThan(40);
   });
 
-  it("accepts every answer the property tests expect for a generated defect", () => {
+  it('accepts every answer the property tests expect for a generated defect', () => {
     for (const op of operationModels()) {
       const a = answers(op);
       fc.assert(
@@ -76,13 +86,19 @@ describe('predict', () => {
     const valid = body(op);
     const json: [string, string] = ['content-type', 'application/json'];
     expect(labels(predict(request(op, valid), known)?.expectation)).toEqual([a.unauthorized.label]);
-    expect(labels(predict(request(op, valid, { headers: [json, ['authorization', `bearer ${token(1)}`]] }), known)?.expectation)).toEqual([a.unauthorized.label]);
+    expect(labels(predict(request(op, valid, { headers: [json, ['authorization', `bearer ${token(1)}`]] }), known)?.expectation)).toEqual([
+      a.unauthorized.label,
+    ]);
     expect(labels(predict(request(op, valid, { headers: [json, ['authorization', 'Bearer garbage']] }), known)?.expectation)).toEqual([a.unauthorized.label]);
     expect(labels(predict(request(op, valid, { token: 5 }), known)?.expectation)).toEqual([a.unauthorized.label]);
     expect(predict(request(op, valid, { token: 2 }), known)).toMatchObject({ stage: 'read-only', expectation: { alternatives: [a.readOnly] } });
     // Only the first Authorization header counts; a bare token is read like "Bearer <token>".
-    expect(predict(request(op, {}, { headers: [json, ['authorization', token(1)], ['authorization', 'Bearer garbage']] }), known)?.stage).toBe('missing-fields');
-    expect(predict(request(op, {}, { headers: [json, ['authorization', 'Bearer garbage'], ['authorization', `Bearer ${token(1)}`]] }), known)?.stage).toBe('token');
+    expect(predict(request(op, {}, { headers: [json, ['authorization', token(1)], ['authorization', 'Bearer garbage']] }), known)?.stage).toBe(
+      'missing-fields',
+    );
+    expect(predict(request(op, {}, { headers: [json, ['authorization', 'Bearer garbage'], ['authorization', `Bearer ${token(1)}`]] }), known)?.stage).toBe(
+      'token',
+    );
   });
 
   it('lists the missing fields in declaration order after the token, and allows 401/403 for a token it does not know', () => {
@@ -92,7 +108,9 @@ describe('predict', () => {
     const missing = op.required.slice(-2);
     const partial = missing.reduce<Record<string, unknown>>((b, f) => withoutField(b, f), body(op));
     expect(labels(predict(request(op, partial, { token: 1 }), known)?.expectation)).toEqual([a.missingFields(missing).label]);
-    expect(labels(predict(request(op, {}, { token: 9 }), known)?.expectation)).toEqual(labels({ alternatives: [a.unauthorized, a.readOnly, a.missingFields(op.required)] }));
+    expect(labels(predict(request(op, {}, { token: 9 }), known)?.expectation)).toEqual(
+      labels({ alternatives: [a.unauthorized, a.readOnly, a.missingFields(op.required)] }),
+    );
   });
 
   it('applies the persona rules to fixture records: full access 200, comment-only 403 JSON, no access 404; elsewhere any of them', () => {
@@ -102,7 +120,9 @@ describe('predict', () => {
       expect(labels(predict(request(op, body(op), { token: 3 }), known)?.expectation)).toEqual([a.forbidden.label]);
       expect(labels(predict(request(op, body(op), { token: 4 }), known)?.expectation)).toEqual([a.notFound.label]);
       const elsewhere = predict(request(op, withField(body(op), op.targetField, UNKNOWN_ID), { token: 4 }), known);
-      expect(labels(elsewhere?.expectation)).toEqual(labels({ alternatives: [a.notFound, a.forbidden, { status: 200, body: { kind: 'schema' }, label: '200 with the changed record' }] }));
+      expect(labels(elsewhere?.expectation)).toEqual(
+        labels({ alternatives: [a.notFound, a.forbidden, { status: 200, body: { kind: 'schema' }, label: '200 with the changed record' }] }),
+      );
     }
   });
 
@@ -116,8 +136,31 @@ describe('predict', () => {
     const op = operationModel('closeGoal');
     const a = answers(op);
     expect(labels(predict(request(op, undefined, { raw: '{"truncated": ' }))?.expectation)).toEqual([a.invalidJsonHtml.label]);
-    expect(labels(predict(request(op, undefined, { raw: '{"truncated": ', headers: [['content-type', 'application/json'], ['accept', 'application/json']] }))?.expectation)).toEqual([a.invalidJsonJson.label]);
-    expect(labels(predict(request(op, body(op), { headers: [['content-type', 'application/json'], ['accept', 'text/html']] }))?.expectation)).toEqual([a.notAcceptable.label]);
+    expect(
+      labels(
+        predict(
+          request(op, undefined, {
+            raw: '{"truncated": ',
+            headers: [
+              ['content-type', 'application/json'],
+              ['accept', 'application/json'],
+            ],
+          }),
+        )?.expectation,
+      ),
+    ).toEqual([a.invalidJsonJson.label]);
+    expect(
+      labels(
+        predict(
+          request(op, body(op), {
+            headers: [
+              ['content-type', 'application/json'],
+              ['accept', 'text/html'],
+            ],
+          }),
+        )?.expectation,
+      ),
+    ).toEqual([a.notAcceptable.label]);
     expect(labels(predict(request(op, body(op), { headers: [['content-type', 'text/plain']] }))?.expectation)).toEqual([a.unsupportedMediaType.label]);
     expect(labels(predict(request(op, body(op), { headers: [], token: 1 }), known)?.expectation)).toEqual([a.missingFields(op.required).label]);
     expect(predict(request(op, body(op), { headers: [['content-type', 'application/x-www-form-urlencoded']] }))?.stage).toBe('unmodelled');

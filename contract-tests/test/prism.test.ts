@@ -69,10 +69,12 @@ describe('npm run contract against Prism (prism mock on the spec)', () => {
       const operation = dereference(document, pointer).value;
       expect(isObject(operation) && operation['operationId'], op.operationId).toBe(op.operationId);
       const examples = dereference(document, `${pointer}/requestBody/content/application~1json/examples`).value;
-      const values = isObject(examples) ? Object.keys(examples).map((name) => {
-        const example = dereference(document, `${pointer}/requestBody/content/application~1json/examples/${pointerTo(name).slice(2)}`).value;
-        return isObject(example) ? example['value'] : undefined;
-      }) : [];
+      const values = isObject(examples)
+        ? Object.keys(examples).map((name) => {
+            const example = dereference(document, `${pointer}/requestBody/content/application~1json/examples/${pointerTo(name).slice(2)}`).value;
+            return isObject(example) ? example['value'] : undefined;
+          })
+        : [];
       expect(values).toEqual(op.examples.map((e) => e.value));
     }
     expect(document['security']).toEqual(loadDocument()['security']);
@@ -108,7 +110,9 @@ describe('npm run contract against Prism (prism mock on the spec)', () => {
       for (const op of operationModels()) {
         expect(run.stdout).toMatch(new RegExp(`^${op.operationId} +auth +\\d+ +[1-9]\\d* +\\d+ +✗$`, 'm'));
         expect(run.stdout).toContain(`✗ FAIL ${op.operationId} > auth > An unknown token in production format (opk_ + 43 characters) is refused with 401`);
-        expect(run.stdout).toContain(`✗ FAIL ${op.operationId} > auth > A read-only token is refused with 403 "Read-only API tokens cannot execute mutations" in plain text`);
+        expect(run.stdout).toContain(
+          `✗ FAIL ${op.operationId} > auth > A read-only token is refused with 403 "Read-only API tokens cannot execute mutations" in plain text`,
+        );
         expect(run.stdout).toContain(`✗ FAIL ${op.operationId} > permissions > A suspended person's token is refused with 401`);
       }
       expect(run.stdout).toContain('expected 401 "Unauthorized" in plain text; got 200');

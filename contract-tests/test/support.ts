@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createMockApp, type MockOptions } from '../../mock/src/index.ts';
 
 /** What `npm run contract` runs: the package's bin with the `contract` command. */
-export const CLI = new URL('../../cli/bin.cjs', import.meta.url).pathname;
+const CLI = new URL('../../cli/bin.cjs', import.meta.url).pathname;
 export const ROOT = new URL('../..', import.meta.url).pathname;
 
 export type Running = { url: string; port: number; close(): Promise<void> };
@@ -54,7 +54,12 @@ export function startFaultProxy(upstream: string, fault: Fault): Promise<Running
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      let sent: ProxiedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: flat(req.headers), body: Buffer.concat(chunks).toString('utf8') };
+      let sent: ProxiedRequest = {
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        headers: flat(req.headers),
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       const control = sent.path.startsWith('/__mock');
       if (!control && fault.request) {
         const changed = fault.request(sent);
@@ -126,7 +131,8 @@ export function withOutput(run: RunResult, check: () => void): void {
   try {
     check();
   } catch (error) {
-    if (error instanceof Error) error.message = `${error.message}\n\n── npm run contract exited ${String(run.code)} after ${run.ms} ms; its output ──\n${run.stdout}\n${run.stderr}`;
+    if (error instanceof Error)
+      error.message = `${error.message}\n\n── npm run contract exited ${String(run.code)} after ${run.ms} ms; its output ──\n${run.stdout}\n${run.stderr}`;
     throw error;
   }
 }
@@ -137,23 +143,6 @@ export function summaryOf(stdout: string): { passed: number; failed: number; ski
   if (!match) return undefined;
   return { passed: Number(match[1]), failed: Number(match[2]), skipped: Number(match[3]), warnings: Number(match[4]) };
 }
-
-/** Runs `tasks` with at most `limit` at a time. */
-export async function limited<T>(limit: number, tasks: ReadonlyArray<() => Promise<T>>): Promise<T[]> {
-  const results: T[] = new Array<T>(tasks.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < tasks.length) {
-      const index = next++;
-      const task = tasks[index];
-      if (task) results[index] = await task();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
-  return results;
-}
-
-
 
 export type Spawned = {
   /** Everything printed so far (stdout and stderr). */
@@ -171,7 +160,9 @@ export function spawnProxy(args: ReadonlyArray<string>): Spawned {
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
   return {
     output: () => `${stdout}${stderr}`,
     waitFor: (pattern, timeoutMs = 30_000) =>

@@ -21,20 +21,82 @@ const fullToken =
     c.target.tokens.full_access ? { persona: 'full_access', scheme } : { header: `${scheme}opk_${'x'.repeat(43)}` };
 
 const rows: Row[] = [
-  { rule: 'A request without an Authorization header is refused with 401 "Unauthorized" in plain text (RULES.md#error-21)', auth: () => undefined, expected: (op) => answers(op).unauthorized },
-  { rule: 'A valid token under another scheme ("Token …") is refused with 401 (RULES.md#reading-the-header)', auth: fullToken('Token '), expected: (op) => answers(op).unauthorized },
-  { rule: 'The scheme is case-sensitive: "bearer …" is refused with 401 (RULES.md#decision-5)', auth: fullToken('bearer '), expected: (op) => answers(op).unauthorized },
-  { rule: 'A tab between "Bearer" and the token is refused with 401 (RULES.md#reading-the-header)', auth: fullToken('Bearer\t'), expected: (op) => answers(op).unauthorized },
-  { rule: 'HTTP Basic credentials are refused with 401 (RULES.md#reading-the-header)', auth: () => ({ header: `Basic ${Buffer.from('user:password').toString('base64')}` }), expected: (op) => answers(op).unauthorized },
-  { rule: '"Bearer" with no token is refused with 401 (RULES.md#reading-the-header)', auth: () => ({ header: 'Bearer' }), expected: (op) => answers(op).unauthorized },
-  { rule: 'An unknown token in production format (opk_ + 43 characters) is refused with 401 (RULES.md#checking-the-token)', auth: () => ({ header: `Bearer ${unknownToken()}` }), expected: (op) => answers(op).unauthorized },
-  { rule: 'A read-only token is refused with 403 "Read-only API tokens cannot execute mutations" in plain text (RULES.md#read-only-tokens)', auth: () => ({ persona: 'read_only' }), expected: (op) => answers(op).readOnly },
-  { rule: 'A read-only token is refused before missing fields are reported: {} gets the read-only 403 (RULES.md#order-of-checks)', auth: () => ({ persona: 'read_only' }), body: 'empty', expected: (op) => answers(op).readOnly },
-  { rule: 'A valid token is accepted: {} gets 400 "Missing required fields" rather than 401 (RULES.md#error-23)', auth: () => ({ persona: 'full_access' }), body: 'empty', expected: (op) => answers(op).missingFields(op.required) },
-  { rule: 'A bare token without a scheme is accepted like "Bearer <token>" (RULES.md#decision-5)', auth: (c) => ({ header: c.token('full_access') }), body: 'empty', expected: (op) => answers(op).missingFields(op.required) },
-  { rule: 'Extra spaces after "Bearer" are tolerated (RULES.md#reading-the-header)', auth: () => ({ persona: 'full_access', scheme: 'Bearer   ' }), body: 'empty', expected: (op) => answers(op).missingFields(op.required) },
-  { rule: 'Only the first Authorization header counts: a valid one followed by garbage is accepted (RULES.md#decision-5)', auth: () => ({ headers: [{ persona: 'full_access' }, { header: 'Bearer garbage' }] }), body: 'empty', expected: (op) => answers(op).missingFields(op.required) },
-  { rule: 'Only the first Authorization header counts: garbage followed by a valid one is refused with 401 (RULES.md#decision-5)', auth: () => ({ headers: [{ header: 'Bearer garbage' }, { persona: 'full_access' }] }), body: 'empty', expected: (op) => answers(op).unauthorized },
+  {
+    rule: 'A request without an Authorization header is refused with 401 "Unauthorized" in plain text (RULES.md#error-21)',
+    auth: () => undefined,
+    expected: (op) => answers(op).unauthorized,
+  },
+  {
+    rule: 'A valid token under another scheme ("Token …") is refused with 401 (RULES.md#reading-the-header)',
+    auth: fullToken('Token '),
+    expected: (op) => answers(op).unauthorized,
+  },
+  {
+    rule: 'The scheme is case-sensitive: "bearer …" is refused with 401 (RULES.md#decision-5)',
+    auth: fullToken('bearer '),
+    expected: (op) => answers(op).unauthorized,
+  },
+  {
+    rule: 'A tab between "Bearer" and the token is refused with 401 (RULES.md#reading-the-header)',
+    auth: fullToken('Bearer\t'),
+    expected: (op) => answers(op).unauthorized,
+  },
+  {
+    rule: 'HTTP Basic credentials are refused with 401 (RULES.md#reading-the-header)',
+    auth: () => ({ header: `Basic ${Buffer.from('user:password').toString('base64')}` }),
+    expected: (op) => answers(op).unauthorized,
+  },
+  {
+    rule: '"Bearer" with no token is refused with 401 (RULES.md#reading-the-header)',
+    auth: () => ({ header: 'Bearer' }),
+    expected: (op) => answers(op).unauthorized,
+  },
+  {
+    rule: 'An unknown token in production format (opk_ + 43 characters) is refused with 401 (RULES.md#checking-the-token)',
+    auth: () => ({ header: `Bearer ${unknownToken()}` }),
+    expected: (op) => answers(op).unauthorized,
+  },
+  {
+    rule: 'A read-only token is refused with 403 "Read-only API tokens cannot execute mutations" in plain text (RULES.md#read-only-tokens)',
+    auth: () => ({ persona: 'read_only' }),
+    expected: (op) => answers(op).readOnly,
+  },
+  {
+    rule: 'A read-only token is refused before missing fields are reported: {} gets the read-only 403 (RULES.md#order-of-checks)',
+    auth: () => ({ persona: 'read_only' }),
+    body: 'empty',
+    expected: (op) => answers(op).readOnly,
+  },
+  {
+    rule: 'A valid token is accepted: {} gets 400 "Missing required fields" rather than 401 (RULES.md#error-23)',
+    auth: () => ({ persona: 'full_access' }),
+    body: 'empty',
+    expected: (op) => answers(op).missingFields(op.required),
+  },
+  {
+    rule: 'A bare token without a scheme is accepted like "Bearer <token>" (RULES.md#decision-5)',
+    auth: (c) => ({ header: c.token('full_access') }),
+    body: 'empty',
+    expected: (op) => answers(op).missingFields(op.required),
+  },
+  {
+    rule: 'Extra spaces after "Bearer" are tolerated (RULES.md#reading-the-header)',
+    auth: () => ({ persona: 'full_access', scheme: 'Bearer   ' }),
+    body: 'empty',
+    expected: (op) => answers(op).missingFields(op.required),
+  },
+  {
+    rule: 'Only the first Authorization header counts: a valid one followed by garbage is accepted (RULES.md#decision-5)',
+    auth: () => ({ headers: [{ persona: 'full_access' }, { header: 'Bearer garbage' }] }),
+    body: 'empty',
+    expected: (op) => answers(op).missingFields(op.required),
+  },
+  {
+    rule: 'Only the first Authorization header counts: garbage followed by a valid one is refused with 401 (RULES.md#decision-5)',
+    auth: () => ({ headers: [{ header: 'Bearer garbage' }, { persona: 'full_access' }] }),
+    body: 'empty',
+    expected: (op) => answers(op).unauthorized,
+  },
 ];
 
 for (const op of operationModels().filter((o) => o.secured)) {

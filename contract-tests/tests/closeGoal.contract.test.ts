@@ -50,7 +50,13 @@ describe('closeGoal', () => {
         const after = closedAtOf(ex.json);
         const out = closeRules(ex, achieved, c.target.person);
         if (before !== undefined && after !== undefined && Date.parse(after) < Date.parse(before)) {
-          out.push(violation(['response', 'body', 'goal', 'closed_at'], 'state.close-again', `closing again overwrites closed_at with the new time (RULES.md#state-close); it went back from ${before} to ${after}`));
+          out.push(
+            violation(
+              ['response', 'body', 'goal', 'closed_at'],
+              'state.close-again',
+              `closing again overwrites closed_at with the new time (RULES.md#state-close); it went back from ${before} to ${after}`,
+            ),
+          );
         }
         return out;
       });

@@ -51,7 +51,9 @@ for (const op of operationModels()) {
           const form = alternativeForms(id)[index];
           if (!form) return ctx.skip(`${id} is not a decodable id`);
           const body = baseBody(op, form.value);
-          await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => STATE_RULES[op.operationId](ex, withField(body, op.targetField, id), story, c.target.person));
+          await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) =>
+            STATE_RULES[op.operationId](ex, withField(body, op.targetField, id), story, c.target.person),
+          );
         });
       }
     });

@@ -15,13 +15,48 @@ const firstNonNullable = (op: OperationModel): string => op.fields.find((f) => !
 const booleanField = (op: OperationModel): string | undefined => op.fields.find((f) => f.kind === 'boolean')?.name;
 
 const rows: Row[] = [
-  { rule: 'Without a token, null in a required field is still 400 "Field … cannot be null": inputs come before the token (Order of checks 5–6)', auth: () => undefined, body: (op, b) => withField(b, firstNonNullable(op), null), expected: (op) => one(answers(op).nullField(firstNonNullable(op))) },
-  { rule: 'With an unknown token, an unknown field is still 400 (or production’s 500): inputs come before the token (Order of checks 5–6)', auth: () => ({ header: `Bearer ${unknownToken()}` }), body: (_op, b) => withField(b, 'name', 'x'), expected: (op) => either(answers(op).unknownField('name'), answers(op).decodingCrash) },
-  { rule: 'Without a token, a value of the wrong type is still 400 "Unknown input type": inputs come before the token (Order of checks 5–6)', auth: () => undefined, body: (op, b) => withField(b, booleanField(op) ?? 'send_notifications_to_everyone', 'true'), expected: (op) => one(answers(op).unknownType('boolean')) },
-  { rule: 'A read-only token still gets the 400 of an unknown field: inputs come before the read-only guard (RULES.md#read-only-tokens)', auth: () => ({ persona: 'read_only' }), body: (_op, b) => withField(b, 'name', 'x'), expected: (op) => either(answers(op).unknownField('name'), answers(op).decodingCrash) },
-  { rule: 'A read-only token still gets the 400 of a null required field (RULES.md#read-only-tokens)', auth: () => ({ persona: 'read_only' }), body: (op, b) => withField(b, firstNonNullable(op), null), expected: (op) => one(answers(op).nullField(firstNonNullable(op))) },
-  { rule: 'Without a token, an empty body is 401, not "Missing required fields": the token comes first (Order of checks 6–8)', auth: () => undefined, body: () => ({}), expected: (op) => one(answers(op).unauthorized) },
-  { rule: 'A suspended person’s token with an empty body is 401, not "Missing required fields" (Order of checks 6–8)', auth: () => ({ persona: 'suspended' }), body: () => ({}), expected: (op) => one(answers(op).unauthorized) },
+  {
+    rule: 'Without a token, null in a required field is still 400 "Field … cannot be null": inputs come before the token (Order of checks 5–6)',
+    auth: () => undefined,
+    body: (op, b) => withField(b, firstNonNullable(op), null),
+    expected: (op) => one(answers(op).nullField(firstNonNullable(op))),
+  },
+  {
+    rule: 'With an unknown token, an unknown field is still 400 (or production’s 500): inputs come before the token (Order of checks 5–6)',
+    auth: () => ({ header: `Bearer ${unknownToken()}` }),
+    body: (_op, b) => withField(b, 'name', 'x'),
+    expected: (op) => either(answers(op).unknownField('name'), answers(op).decodingCrash),
+  },
+  {
+    rule: 'Without a token, a value of the wrong type is still 400 "Unknown input type": inputs come before the token (Order of checks 5–6)',
+    auth: () => undefined,
+    body: (op, b) => withField(b, booleanField(op) ?? 'send_notifications_to_everyone', 'true'),
+    expected: (op) => one(answers(op).unknownType('boolean')),
+  },
+  {
+    rule: 'A read-only token still gets the 400 of an unknown field: inputs come before the read-only guard (RULES.md#read-only-tokens)',
+    auth: () => ({ persona: 'read_only' }),
+    body: (_op, b) => withField(b, 'name', 'x'),
+    expected: (op) => either(answers(op).unknownField('name'), answers(op).decodingCrash),
+  },
+  {
+    rule: 'A read-only token still gets the 400 of a null required field (RULES.md#read-only-tokens)',
+    auth: () => ({ persona: 'read_only' }),
+    body: (op, b) => withField(b, firstNonNullable(op), null),
+    expected: (op) => one(answers(op).nullField(firstNonNullable(op))),
+  },
+  {
+    rule: 'Without a token, an empty body is 401, not "Missing required fields": the token comes first (Order of checks 6–8)',
+    auth: () => undefined,
+    body: () => ({}),
+    expected: (op) => one(answers(op).unauthorized),
+  },
+  {
+    rule: 'A suspended person’s token with an empty body is 401, not "Missing required fields" (Order of checks 6–8)',
+    auth: () => ({ persona: 'suspended' }),
+    body: () => ({}),
+    expected: (op) => one(answers(op).unauthorized),
+  },
 ];
 
 for (const op of operationModels().filter((o) => o.secured)) {

@@ -9,9 +9,21 @@ import { operationModels, type OperationModel } from '../lib/operations.ts';
 import { baseBody } from '../lib/requests.ts';
 
 const rows: Array<{ persona: Persona; rule: string; expected: (op: OperationModel) => Expected }> = [
-  { persona: 'comment_only', rule: 'A person who can see the record but not edit it gets 403 JSON "You don\'t have permission to perform this action" (RULES.md#decision-3)', expected: (op) => answers(op).forbidden },
-  { persona: 'no_access', rule: 'A person who cannot see the record gets 404, never 403: not found comes before forbidden (RULES.md#decision-3)', expected: (op) => answers(op).notFound },
-  { persona: 'suspended', rule: "A suspended person's token is refused with 401 \"Unauthorized\" in plain text (RULES.md#checking-the-token)", expected: (op) => answers(op).unauthorized },
+  {
+    persona: 'comment_only',
+    rule: 'A person who can see the record but not edit it gets 403 JSON "You don\'t have permission to perform this action" (RULES.md#decision-3)',
+    expected: (op) => answers(op).forbidden,
+  },
+  {
+    persona: 'no_access',
+    rule: 'A person who cannot see the record gets 404, never 403: not found comes before forbidden (RULES.md#decision-3)',
+    expected: (op) => answers(op).notFound,
+  },
+  {
+    persona: 'suspended',
+    rule: 'A suspended person\'s token is refused with 401 "Unauthorized" in plain text (RULES.md#checking-the-token)',
+    expected: (op) => answers(op).unauthorized,
+  },
 ];
 
 for (const op of operationModels()) {

@@ -20,22 +20,31 @@ for (const op of operationModels()) {
   const story = PROFILES[op.operationId].target;
   describe(op.operationId, () => {
     describe('properties', () => {
-      it("A body with one wrong or unknown field gets production's exact answer for that defect, with or without a token (RULES.md#error-table; generated)", { timeout }, async (ctx) => {
+      it("A body with one wrong or unknown field gets production's exact answer for that defect, with or without a token (RULES.md#error-table; generated)", {
+        timeout,
+      }, async (ctx) => {
         const c = contract(ctx);
         const base = anyBody(c, op);
         const hasToken = c.target.tokens.full_access !== undefined;
         await holds(ctx, c, fc.tuple(defects(op, a), fc.boolean()), async ([defect, useToken]) => {
           const withToken = hasToken && useToken;
-          await c.check({ op, body: withField(base, defect.field, defect.value), auth: withToken ? { persona: 'full_access' } : undefined }, defect.expect(withToken));
+          await c.check(
+            { op, body: withField(base, defect.field, defect.value), auth: withToken ? { persona: 'full_access' } : undefined },
+            defect.expect(withToken),
+          );
         });
       });
 
-      it('A valid body (optional fields absent, null or set; the id in any accepted form) is 200 with a conforming body, and the state rules hold (RULES.md#decision-1 and #decision-3; generated)', { timeout }, async (ctx) => {
+      it('A valid body (optional fields absent, null or set; the id in any accepted form) is 200 with a conforming body, and the state rules hold (RULES.md#decision-1 and #decision-3; generated)', {
+        timeout,
+      }, async (ctx) => {
         const c = contract(ctx);
         const id = targetId(c, op);
         c.token('full_access');
         await holds(ctx, c, validBodies(op, id), async (body) => {
-          await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => STATE_RULES[op.operationId](ex, withField(body, op.targetField, id), story, c.target.person));
+          await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) =>
+            STATE_RULES[op.operationId](ex, withField(body, op.targetField, id), story, c.target.person),
+          );
         });
       });
     });

@@ -18,7 +18,9 @@ for (const op of operationModels()) {
           const c = contract(ctx);
           const body = baseBody(op, targetId(c, op), example.name);
           await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => [
-            ...(ex.response.status >= 500 ? [violation(['response', 'status'], 'server-error', `valid input must never be a server error; got ${ex.response.status}`)] : []),
+            ...(ex.response.status >= 500
+              ? [violation(['response', 'status'], 'server-error', `valid input must never be a server error; got ${ex.response.status}`)]
+              : []),
             ...STATE_RULES[op.operationId](ex, body, story, c.target.person),
           ]);
         });

@@ -35,7 +35,9 @@ for (const op of operationModels()) {
           const person = c.target.person;
           if (person === undefined) return ctx.skip(`needs ${personVariable('full_access')} (not set)`);
           const body = baseBody(op, c.record(op.group, PROFILES[op.operationId].target));
-          await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => STATE_RULES[op.operationId](ex, body, PROFILES[op.operationId].target, person));
+          await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) =>
+            STATE_RULES[op.operationId](ex, body, PROFILES[op.operationId].target, person),
+          );
         });
       }
     });

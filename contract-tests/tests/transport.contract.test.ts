@@ -54,7 +54,11 @@ for (const op of operationModels()) {
         const c = contract(ctx);
         const id = targetId(c, op);
         const body = baseBody(op, id);
-        await c.check({ op, body: withoutField(body, op.targetField), path: `${op.path}?${op.targetField}=${encodeURIComponent(id)}`, auth: { persona: 'full_access' } }, one(success), (ex) => STATE_RULES[op.operationId](ex, body, PROFILES[op.operationId].target, c.target.person));
+        await c.check(
+          { op, body: withoutField(body, op.targetField), path: `${op.path}?${op.targetField}=${encodeURIComponent(id)}`, auth: { persona: 'full_access' } },
+          one(success),
+          (ex) => STATE_RULES[op.operationId](ex, body, PROFILES[op.operationId].target, c.target.person),
+        );
       });
 
       it(`Another method (PUT) is 405 "Method Not Allowed" in plain text, before the token (error table #6)`, async (ctx) => {
@@ -69,7 +73,10 @@ for (const op of operationModels()) {
 
       it(`Operation names are case-sensitive: ${op.path.replace(/\/[^/]+\/[^/]+$/, '/…')} with capitals is 404 "Mutation not found" (error table #9)`, async (ctx) => {
         const c = contract(ctx);
-        const upper = op.path.replace(/\/([^/]+)\/([^/]+)$/, (_m, ns: string, name: string) => `/${ns.charAt(0).toUpperCase()}${ns.slice(1)}/${name.charAt(0).toUpperCase()}${name.slice(1)}`);
+        const upper = op.path.replace(
+          /\/([^/]+)\/([^/]+)$/,
+          (_m, ns: string, name: string) => `/${ns.charAt(0).toUpperCase()}${ns.slice(1)}/${name.charAt(0).toUpperCase()}${name.slice(1)}`,
+        );
         await c.check({ op, path: upper, body: anyBody(c, op), outsideSpec: true }, one(plain(404, 'Mutation not found')));
       });
     });

@@ -6,7 +6,15 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 /** The flags this machine's closed network needs (no background connections), headless as root. */
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Why the browser tests cannot run here (a sentence for the skipped suite's name), or undefined when they can. */
 export function chromiumMissing(): string | undefined {
@@ -26,7 +34,12 @@ export type OfflinePage = { context: BrowserContext; page: Page; consoleErrors: 
 export async function openOffline(userDataDir: string, timeoutMs: number): Promise<OfflinePage> {
   const consoleErrors: string[] = [];
   const outsideRequests: string[] = [];
-  const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 900 } });
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1400, height: 900 },
+  });
   await context.route(
     (url) => !['file:', 'data:', 'blob:'].includes(url.protocol),
     async (route) => {

@@ -9,11 +9,16 @@ beforeAll(async () => {
 });
 afterAll(() => mock.close());
 
-const client = (persona: string) => createClient({ baseUrl: mock.url, token: mock.fixtures.tokens[persona] ?? '', headers: { 'x-mock-session': `client-${persona}` } });
+const client = (persona: string) =>
+  createClient({ baseUrl: mock.url, token: mock.fixtures.tokens[persona] ?? '', headers: { 'x-mock-session': `client-${persona}` } });
 
 describe('createClient against the mock', () => {
   it('resumes the paused project: 200 with the project, typed', async () => {
-    const result = await client('full_access').resumeProject({ project_id: mock.fixtures.projects['paused'] ?? '', message: doc('Back on.'), subscriber_ids: null });
+    const result = await client('full_access').resumeProject({
+      project_id: mock.fixtures.projects['paused'] ?? '',
+      message: doc('Back on.'),
+      subscriber_ids: null,
+    });
     if (result.status !== 200) throw new Error(`expected 200, got ${result.status}`);
     expect(result.ok).toBe(true);
     expect(result.body.project.state).toBe('active');
@@ -22,14 +27,24 @@ describe('createClient against the mock', () => {
   });
 
   it('closes the open goal: 200 with the goal, closed by the caller', async () => {
-    const result = await client('full_access').closeGoal({ goal_id: mock.fixtures.goals['open'] ?? '', success: 'yes', retrospective: doc('Done.'), success_status: 'achieved' });
+    const result = await client('full_access').closeGoal({
+      goal_id: mock.fixtures.goals['open'] ?? '',
+      success: 'yes',
+      retrospective: doc('Done.'),
+      success_status: 'achieved',
+    });
     if (result.status !== 200) throw new Error(`expected 200, got ${result.status}`);
     expect(result.body.goal).toMatchObject({ is_closed: true, status: 'achieved', success: true });
     expect(result.body.goal.closed_by?.id).toBe(mock.fixtures.people['full_access']);
   });
 
   it('reads the read-only 403 as text although the mock, like production, sends no Content-Type', async () => {
-    const result = await client('read_only').closeGoal({ goal_id: mock.fixtures.goals['open'] ?? '', success: 'yes', retrospective: doc('Done.'), success_status: 'achieved' });
+    const result = await client('read_only').closeGoal({
+      goal_id: mock.fixtures.goals['open'] ?? '',
+      success: 'yes',
+      retrospective: doc('Done.'),
+      success_status: 'achieved',
+    });
     expect([result.status, result.ok, result.body]).toEqual([403, false, 'Read-only API tokens cannot execute mutations']);
   });
 

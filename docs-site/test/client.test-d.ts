@@ -32,7 +32,9 @@ describe('request bodies', () => {
 
   it('accept the minimal bodies and null in the optional fields', () => {
     expectTypeOf(api.resumeProject({ project_id, message: retrospective, subscriber_ids: null })).resolves.toEqualTypeOf<ResumeProjectResult>();
-    expectTypeOf(api.closeGoal({ goal_id, success: 'no', retrospective, success_status: 'missed', send_notifications_to_everyone: null })).resolves.toEqualTypeOf<CloseGoalResult>();
+    expectTypeOf(
+      api.closeGoal({ goal_id, success: 'no', retrospective, success_status: 'missed', send_notifications_to_everyone: null }),
+    ).resolves.toEqualTypeOf<CloseGoalResult>();
   });
 
   it('reject a missing token when creating the client', () => {

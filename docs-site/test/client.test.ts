@@ -90,7 +90,12 @@ describe('createClient sends the documented request', () => {
 
   it('posts closeGoal as JSON to goals/close, keeping extra headers but never letting them replace the token', async () => {
     const fake = fakeFetch(() => json(200, responseExample(CLOSE_PATH, '200', 'application/json')));
-    const api = createClient({ baseUrl: BASE_URL, token: TOKEN, fetch: fake.fetch, headers: { 'X-Request-Source': 'docs-test', Authorization: 'Bearer someone-else' } });
+    const api = createClient({
+      baseUrl: BASE_URL,
+      token: TOKEN,
+      fetch: fake.fetch,
+      headers: { 'X-Request-Source': 'docs-test', Authorization: 'Bearer someone-else' },
+    });
     await api.closeGoal(closeBody);
     const [request] = fake.sent;
     expect(request?.url).toBe(`${BASE_URL}${CLOSE_PATH}`);

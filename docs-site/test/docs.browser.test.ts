@@ -91,106 +91,113 @@ async function openOperation(tag: string, summary: string): Promise<Locator> {
   return page.locator('[data-item-kind="httpItem"]').filter({ has: headingLocator(summary) });
 }
 
-describe.skipIf(missing)(missing ? `the reference page in chromium — skipped: ${missing}` : 'the reference page (docs-site/dist/index.html)', { timeout: TIMEOUT }, () => {
-  it('is one file that loads no script, style or image from elsewhere', () => {
-    const html = readFileSync(pageFile, 'utf8');
-    // Matches are compared, not the 2.7 MB page, so a failure prints what was found.
-    expect(html.match(/<(script|link|img)\b[^>]*\b(src|href)=["']?(https?:)?\/\/[^"' >]*/gi)).toBeNull();
-    expect(html.match(/\bimport\b[^;]*?from\s*["']https?:[^"']*/g)).toBeNull();
-    expect(html.match(/https:\/\/cdn\.redoc\.ly\/[^`"' ]*/g)).toBeNull();
-    expect(html.match(/"disableTelemetry":(true|false)/)?.[0]).toBe('"disableTelemetry":true');
-  });
-
-  it('shows the API title and every section of the introduction', async () => {
-    await expect.poll(() => page.getByRole('heading', { level: 1 }).first().textContent(), { timeout: 15_000 }).toContain(title);
-    for (const text of introHeadings) {
-      expect(await heading(text).isVisible(), text).toBe(true);
-    }
-    expect(introHeadings).toEqual(expect.arrayContaining(['Authentication', 'Order of checks', 'Errors']));
-    expect(await page.getByText('Read-only API tokens cannot execute mutations').first().isVisible()).toBe(true);
-  });
-
-  it('lists every operation on the landing page, each a link that opens it (the sidebar starts collapsed)', async () => {
-    for (const operation of operations) {
-      const link = page.getByRole('main').getByRole('link', { name: operation.summary, exact: true }).first();
-      expect(await link.isVisible(), operation.summary).toBe(true);
-      expect(await link.getAttribute('href')).toBe(`#/${operation.tag.toLowerCase()}/${operation.operationId.toLowerCase()}`);
-    }
-    const last = operations.at(-1);
-    if (!last) throw new Error('no operation');
-    await page.getByRole('main').getByRole('link', { name: last.summary, exact: true }).first().click();
-    await heading(last.summary).waitFor({ state: 'visible' });
-    await page.goto(pathToFileURL(pageFile).href);
-    await page.getByRole('heading', { level: 1 }).first().waitFor({ state: 'visible' });
-  });
-
-  for (const operation of operations) {
-    describe(`${operation.summary} (${operation.operationId})`, () => {
-      let section: Locator;
-
-      it('is reached from the sidebar and shows its method and path', async () => {
-        section = await openOperation(operation.tag, operation.summary);
-        await expect.poll(() => section.getByText(operation.path).first().isVisible()).toBe(true);
-        expect(page.url()).toContain(`#/${operation.tag.toLowerCase()}/${operation.operationId.toLowerCase()}`);
-      });
-
-      it('lists every documented response status and shows the 401 and read-only 403 bodies', async () => {
-        const tabs = section.getByRole('tablist', { name: 'Response status' });
-        expect(await tabs.getByRole('tab').allTextContents()).toEqual(operation.statuses);
-        for (const [status, body] of [['401', operation.unauthorized], ['403', operation.readOnly]] as const) {
-          await tabs.getByRole('tab', { name: status, exact: true }).click();
-          await expect.poll(() => tabs.getByRole('tab', { name: status, exact: true }).getAttribute('aria-selected')).toBe('true');
-          await expect.poll(() => section.getByText(body, { exact: true }).last().isVisible(), { message: `${status} body ${body}` }).toBe(true);
-        }
-      });
-
-      it('shows the generated curl and TypeScript samples', async () => {
-        const language = section.getByRole('button', { name: 'curl', exact: true });
-        await language.scrollIntoViewIfNeeded();
-        const code = section.locator('[data-component-name="CodeBlock/CodeBlock"]').first();
-        await expect.poll(() => code.textContent()).toContain(`curl -X POST '${operation.url}'`);
-        await language.click();
-        await page.getByRole('menuitem', { name: 'TypeScript', exact: true }).click();
-        await expect.poll(() => code.textContent()).toContain(`await api.${operation.operationId}({`);
-        const shown = (await code.textContent()) ?? '';
-        expect(shown.replace(/\s+/g, '')).toContain(operation.typescript.replace(/\s+/g, ''));
-        expect(await code.isVisible()).toBe(true);
-        // A long line wraps at the panel's edge: no code block scrolls sideways.
-        const wide = await section.locator('pre').evaluateAll((blocks) => blocks.filter((block) => block.scrollWidth > block.clientWidth + 1).length);
-        expect(wide).toBe(0);
-        // Back to curl, so the screenshot shows the first language.
-        await section.getByRole('button', { name: 'TypeScript', exact: true }).click();
-        await page.getByRole('menuitem', { name: 'curl', exact: true }).click();
-        await expect.poll(() => code.textContent()).toContain('curl -X POST');
-      });
+describe.skipIf(missing)(
+  missing ? `the reference page in chromium — skipped: ${missing}` : 'the reference page (docs-site/dist/index.html)',
+  { timeout: TIMEOUT },
+  () => {
+    it('is one file that loads no script, style or image from elsewhere', () => {
+      const html = readFileSync(pageFile, 'utf8');
+      // Matches are compared, not the 2.7 MB page, so a failure prints what was found.
+      expect(html.match(/<(script|link|img)\b[^>]*\b(src|href)=["']?(https?:)?\/\/[^"' >]*/gi)).toBeNull();
+      expect(html.match(/\bimport\b[^;]*?from\s*["']https?:[^"']*/g)).toBeNull();
+      expect(html.match(/https:\/\/cdn\.redoc\.ly\/[^`"' ]*/g)).toBeNull();
+      expect(html.match(/"disableTelemetry":(true|false)/)?.[0]).toBe('"disableTelemetry":true');
     });
-  }
 
-  it('makes no request outside the file and logs no console error', () => {
-    expect(outsideRequests).toEqual([]);
-    expect(consoleErrors).toEqual([]);
-  });
+    it('shows the API title and every section of the introduction', async () => {
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).first().textContent(), { timeout: 15_000 }).toContain(title);
+      for (const text of introHeadings) {
+        expect(await heading(text).isVisible(), text).toBe(true);
+      }
+      expect(introHeadings).toEqual(expect.arrayContaining(['Authentication', 'Order of checks', 'Errors']));
+      expect(await page.getByText('Read-only API tokens cannot execute mutations').first().isVisible()).toBe(true);
+    });
 
-  it('saves full-page screenshots: dist/screenshot.png with the first operation open, one more per other operation', async () => {
-    // Redoc CE 3 expands one tag section at a time (the one the route points at), so one picture per operation.
-    const dist = dirname(screenshot);
-    for (const [index, operation] of operations.entries()) {
-      await page.setViewportSize({ width: 1400, height: 900 });
-      await openOperation(operation.tag, operation.summary);
-      // Scroll through once so everything drawn on scrolling is drawn, then make the viewport as tall as the page,
-      // which keeps the sticky sidebar at the top of the picture.
-      const height = Number(await page.evaluate('document.documentElement.scrollHeight'));
-      for (let y = 0; y < height; y += 800) await page.mouse.wheel(0, 800);
-      await page.setViewportSize({ width: 1400, height: Math.min(height, 16_000) });
-      await page.evaluate('window.scrollTo(0, 0)');
-      const file = index === 0 ? screenshot : join(dist, `screenshot-${operation.operationId}.png`);
-      rmSync(file, { force: true });
-      await page.screenshot({ path: file, fullPage: true });
-      expect(statSync(file).size, file).toBeGreaterThan(50_000);
-      expect(await heading(operation.summary).isVisible()).toBe(true);
+    it('lists every operation on the landing page, each a link that opens it (the sidebar starts collapsed)', async () => {
+      for (const operation of operations) {
+        const link = page.getByRole('main').getByRole('link', { name: operation.summary, exact: true }).first();
+        expect(await link.isVisible(), operation.summary).toBe(true);
+        expect(await link.getAttribute('href')).toBe(`#/${operation.tag.toLowerCase()}/${operation.operationId.toLowerCase()}`);
+      }
+      const last = operations.at(-1);
+      if (!last) throw new Error('no operation');
+      await page.getByRole('main').getByRole('link', { name: last.summary, exact: true }).first().click();
+      await heading(last.summary).waitFor({ state: 'visible' });
+      await page.goto(pathToFileURL(pageFile).href);
+      await page.getByRole('heading', { level: 1 }).first().waitFor({ state: 'visible' });
+    });
+
+    for (const operation of operations) {
+      describe(`${operation.summary} (${operation.operationId})`, () => {
+        let section: Locator;
+
+        it('is reached from the sidebar and shows its method and path', async () => {
+          section = await openOperation(operation.tag, operation.summary);
+          await expect.poll(() => section.getByText(operation.path).first().isVisible()).toBe(true);
+          expect(page.url()).toContain(`#/${operation.tag.toLowerCase()}/${operation.operationId.toLowerCase()}`);
+        });
+
+        it('lists every documented response status and shows the 401 and read-only 403 bodies', async () => {
+          const tabs = section.getByRole('tablist', { name: 'Response status' });
+          expect(await tabs.getByRole('tab').allTextContents()).toEqual(operation.statuses);
+          for (const [status, body] of [
+            ['401', operation.unauthorized],
+            ['403', operation.readOnly],
+          ] as const) {
+            await tabs.getByRole('tab', { name: status, exact: true }).click();
+            await expect.poll(() => tabs.getByRole('tab', { name: status, exact: true }).getAttribute('aria-selected')).toBe('true');
+            await expect.poll(() => section.getByText(body, { exact: true }).last().isVisible(), { message: `${status} body ${body}` }).toBe(true);
+          }
+        });
+
+        it('shows the generated curl and TypeScript samples', async () => {
+          const language = section.getByRole('button', { name: 'curl', exact: true });
+          await language.scrollIntoViewIfNeeded();
+          const code = section.locator('[data-component-name="CodeBlock/CodeBlock"]').first();
+          await expect.poll(() => code.textContent()).toContain(`curl -X POST '${operation.url}'`);
+          await language.click();
+          await page.getByRole('menuitem', { name: 'TypeScript', exact: true }).click();
+          await expect.poll(() => code.textContent()).toContain(`await api.${operation.operationId}({`);
+          const shown = (await code.textContent()) ?? '';
+          expect(shown.replace(/\s+/g, '')).toContain(operation.typescript.replace(/\s+/g, ''));
+          expect(await code.isVisible()).toBe(true);
+          // A long line wraps at the panel's edge: no code block scrolls sideways.
+          const wide = await section.locator('pre').evaluateAll((blocks) => blocks.filter((block) => block.scrollWidth > block.clientWidth + 1).length);
+          expect(wide).toBe(0);
+          // Back to curl, so the screenshot shows the first language.
+          await section.getByRole('button', { name: 'TypeScript', exact: true }).click();
+          await page.getByRole('menuitem', { name: 'curl', exact: true }).click();
+          await expect.poll(() => code.textContent()).toContain('curl -X POST');
+        });
+      });
     }
-    expect(existsSync(screenshot)).toBe(true);
-    expect(consoleErrors).toEqual([]);
-    expect(outsideRequests).toEqual([]);
-  });
-});
+
+    it('makes no request outside the file and logs no console error', () => {
+      expect(outsideRequests).toEqual([]);
+      expect(consoleErrors).toEqual([]);
+    });
+
+    it('saves full-page screenshots: dist/screenshot.png with the first operation open, one more per other operation', async () => {
+      // Redoc CE 3 expands one tag section at a time (the one the route points at), so one picture per operation.
+      const dist = dirname(screenshot);
+      for (const [index, operation] of operations.entries()) {
+        await page.setViewportSize({ width: 1400, height: 900 });
+        await openOperation(operation.tag, operation.summary);
+        // Scroll through once so everything drawn on scrolling is drawn, then make the viewport as tall as the page,
+        // which keeps the sticky sidebar at the top of the picture.
+        const height = Number(await page.evaluate('document.documentElement.scrollHeight'));
+        for (let y = 0; y < height; y += 800) await page.mouse.wheel(0, 800);
+        await page.setViewportSize({ width: 1400, height: Math.min(height, 16_000) });
+        await page.evaluate('window.scrollTo(0, 0)');
+        const file = index === 0 ? screenshot : join(dist, `screenshot-${operation.operationId}.png`);
+        rmSync(file, { force: true });
+        await page.screenshot({ path: file, fullPage: true });
+        expect(statSync(file).size, file).toBeGreaterThan(50_000);
+        expect(await heading(operation.summary).isVisible()).toBe(true);
+      }
+      expect(existsSync(screenshot)).toBe(true);
+      expect(consoleErrors).toEqual([]);
+      expect(outsideRequests).toEqual([]);
+    });
+  },
+);

@@ -34,12 +34,16 @@ const parsedFiles = new Map<string, ts.SourceFile>();
 
 /** Type-checks virtual .ts files placed in docs-site/test/ with tsconfig.json's options; returns the diagnostics. */
 function typecheck(sources: ReadonlyArray<{ name: string; text: string }>): string[] {
-  const parsed = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    join(root, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
     },
-  });
+  );
   if (!parsed) throw new Error('cannot read tsconfig.json');
   const files = new Map(sources.map((s) => [join(root, 'docs-site', 'test', s.name), s.text]));
   const host = ts.createCompilerHost(parsed.options, true);
@@ -132,17 +136,29 @@ describe('the TypeScript samples type-check against the real client', () => {
   });
 
   it.each([
-    ['a misspelt field', (copy: JsonObject) => {
-      const value = namedExampleValue(copy, 'ResumeProjectRequest');
-      value['mesage'] = value['message'];
-      delete value['message'];
-    }, /sample-resumeProject\.ts:\d+ .*'mesage' does not exist/],
-    ['a missing required field', (copy: JsonObject) => {
-      delete namedExampleValue(copy, 'CloseGoalMissedRequest')['success_status'];
-    }, /sample-closeGoal\.ts:\d+ .*Property 'success_status' is missing/],
-    ['a value outside an enum', (copy: JsonObject) => {
-      namedExampleValue(copy, 'CloseGoalRequest')['success_status'] = 'done';
-    }, /sample-closeGoal\.ts:\d+ .*'"done"' is not assignable/],
+    [
+      'a misspelt field',
+      (copy: JsonObject) => {
+        const value = namedExampleValue(copy, 'ResumeProjectRequest');
+        value['mesage'] = value['message'];
+        delete value['message'];
+      },
+      /sample-resumeProject\.ts:\d+ .*'mesage' does not exist/,
+    ],
+    [
+      'a missing required field',
+      (copy: JsonObject) => {
+        delete namedExampleValue(copy, 'CloseGoalMissedRequest')['success_status'];
+      },
+      /sample-closeGoal\.ts:\d+ .*Property 'success_status' is missing/,
+    ],
+    [
+      'a value outside an enum',
+      (copy: JsonObject) => {
+        namedExampleValue(copy, 'CloseGoalRequest')['success_status'] = 'done';
+      },
+      /sample-closeGoal\.ts:\d+ .*'"done"' is not assignable/,
+    ],
   ])('fail when an example has %s', (_label, change, expected) => {
     const diagnostics = typecheck(asSources(generateSamples(edited(change))));
     expect(diagnostics.join('\n')).toMatch(expected);
@@ -187,7 +203,13 @@ describe('the samples run against a local server', () => {
       request.setEncoding('utf8');
       request.on('data', (chunk: string) => (body += chunk));
       request.on('end', () => {
-        received.push({ method: request.method ?? '', url: request.url ?? '', authorization: request.headers.authorization, contentType: request.headers['content-type'], body });
+        received.push({
+          method: request.method ?? '',
+          url: request.url ?? '',
+          authorization: request.headers.authorization,
+          contentType: request.headers['content-type'],
+          body,
+        });
         const reply = answer(request, body);
         response.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(reply.body));
       });
@@ -204,10 +226,12 @@ describe('the samples run against a local server', () => {
   });
 
   const local = (): OperationSamples[] =>
-    generateSamples(edited((copy) => {
-      const variable = resolvePointer(copy, '#/servers/0/variables/base_url');
-      if (isObject(variable)) variable['default'] = baseUrl;
-    }));
+    generateSamples(
+      edited((copy) => {
+        const variable = resolvePointer(copy, '#/servers/0/variables/base_url');
+        if (isObject(variable)) variable['default'] = baseUrl;
+      }),
+    );
 
   /** The status each example's paired 200 example has: what the TypeScript sample prints on success. */
   const printedStatuses = (s: OperationSamples): string[] =>
@@ -276,20 +300,25 @@ describe('every sample, as a consumer pastes it, runs against the mock: 200 for 
 
   /** The samples with the mock's URL as the server default, as the page shows them for a base URL. */
   const against = (): OperationSamples[] =>
-    generateSamples(edited((copy) => {
-      const variable = resolvePointer(copy, '#/servers/0/variables/base_url');
-      if (isObject(variable)) variable['default'] = baseUrl;
-    }));
+    generateSamples(
+      edited((copy) => {
+        const variable = resolvePointer(copy, '#/servers/0/variables/base_url');
+        if (isObject(variable)) variable['default'] = baseUrl;
+      }),
+    );
   const reset = async (): Promise<void> => {
     expect((await fetch(`${baseUrl}/__mock/reset`, { method: 'POST' })).status).toBe(200);
   };
   /** Each example's answer as the sample prints it: `<status> <body>` lines (fetch and Python print both). */
   const answers = (stdout: string): Array<{ status: number; record: string }> =>
-    stdout.trim().split('\n').map((line) => {
-      const [status, ...rest] = line.split(' ');
-      const body: unknown = JSON.parse(rest.join(' '));
-      return { status: Number(status), record: isObject(body) ? (Object.keys(body)[0] ?? '') : '' };
-    });
+    stdout
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [status, ...rest] = line.split(' ');
+        const body: unknown = JSON.parse(rest.join(' '));
+        return { status: Number(status), record: isObject(body) ? (Object.keys(body)[0] ?? '') : '' };
+      });
 
   it('fetch (Node, as a .mjs module)', async () => {
     for (const s of against()) {

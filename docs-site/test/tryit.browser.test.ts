@@ -59,7 +59,11 @@ afterAll(async () => {
 });
 
 /** Sends what the panel holds, as `persona`, with `body` when given; the status and the body as sent. */
-async function send(panel: Locator, persona: string, body?: (value: Record<string, unknown>) => Record<string, unknown>): Promise<{ status: number; text: string }> {
+async function send(
+  panel: Locator,
+  persona: string,
+  body?: (value: Record<string, unknown>) => Record<string, unknown>,
+): Promise<{ status: number; text: string }> {
   await panel.locator('select[data-try-persona]').selectOption(persona);
   if (body) {
     const textarea = panel.locator('textarea[data-try-body]');
@@ -89,111 +93,130 @@ async function eventCount(panel: Locator): Promise<number> {
   return Array.isArray(list) ? list.length : -1;
 }
 
-describe.skipIf(missing)(missing ? `try it in the reference page — skipped: ${missing}` : 'try it in the reference page (from docs --out, opened from disk)', { timeout: TIMEOUT }, () => {
-  for (const model of operationModels()) {
-    describe(model.operationId, () => {
-      const panel = (): Locator => page.locator(`[data-try-operation="${model.operationId}"]`);
-      const idField = model.fields.find((field) => field.kind === 'id' && field.required)?.name ?? '';
+describe.skipIf(missing)(
+  missing ? `try it in the reference page — skipped: ${missing}` : 'try it in the reference page (from docs --out, opened from disk)',
+  { timeout: TIMEOUT },
+  () => {
+    for (const model of operationModels()) {
+      describe(model.operationId, () => {
+        const panel = (): Locator => page.locator(`[data-try-operation="${model.operationId}"]`);
+        const idField = model.fields.find((field) => field.kind === 'id' && field.required)?.name ?? '';
 
-      it('offers every persona and no token, and a body from the spec’s first named example', async () => {
-        expect(await panel().locator('select[data-try-persona] option').evaluateAll((options) => options.map((o) => o.getAttribute('value') ?? ''))).toEqual([...PERSONAS, 'none']);
-        expect(JSON.parse(await panel().locator('textarea[data-try-body]').inputValue())).toEqual(model.examples[0]?.value);
+        it('offers every persona and no token, and a body from the spec’s first named example', async () => {
+          expect(
+            await panel()
+              .locator('select[data-try-persona] option')
+              .evaluateAll((options) => options.map((o) => o.getAttribute('value') ?? '')),
+          ).toEqual([...PERSONAS, 'none']);
+          expect(JSON.parse(await panel().locator('textarea[data-try-body]').inputValue())).toEqual(model.examples[0]?.value);
+        });
+
+        it('full access: 200, and the state moves (an event is journalled per write, kept across calls)', async () => {
+          await reset(panel());
+          expect(await eventCount(panel())).toBe(0);
+          const first = await send(panel(), 'full_access');
+          expect(first.status, first.text).toBe(200);
+          const record: unknown = JSON.parse(first.text);
+          expect(typeof record === 'object' && record !== null && Object.keys(record)).toEqual([model.operationId === 'resumeProject' ? 'project' : 'goal']);
+          if (model.operationId === 'resumeProject') expect(first.text).toContain('"state":"active"');
+          else expect(first.text).toContain('"is_closed":true');
+          const second = await send(panel(), 'full_access');
+          expect(second.status).toBe(200);
+          expect(await eventCount(panel())).toBe(2);
+          await panel().screenshot({ path: join(shots, `tryit-${model.operationId}.png`) });
+        });
+
+        it('read only: 403 with production’s plain text; no token: 401; a malformed id: 404 before the token', async () => {
+          await reset(panel());
+          expect(await send(panel(), 'read_only')).toEqual({ status: 403, text: READ_ONLY });
+          expect(await send(panel(), 'none')).toEqual({ status: 401, text: UNAUTHORIZED });
+          expect(await send(panel(), 'none', (body) => ({ ...body, [idField]: 'not an id!' }))).toEqual({ status: 404, text: NOT_FOUND });
+          expect(await eventCount(panel())).toBe(0);
+        });
+
+        it('comment only: 403 JSON (can see, cannot edit); no access: 404 (cannot see); suspended: 401', async () => {
+          await reset(panel());
+          expect(await send(panel(), 'comment_only')).toEqual({ status: 403, text: JSON.stringify(errors.FORBIDDEN.body) });
+          expect(await send(panel(), 'no_access')).toEqual({ status: 404, text: NOT_FOUND });
+          expect(await send(panel(), 'suspended')).toEqual({ status: 401, text: UNAUTHORIZED });
+        });
+
+        it('Reset returns every record to the seed', async () => {
+          await reset(panel());
+          await send(panel(), 'full_access');
+          expect(await eventCount(panel())).toBe(1);
+          await reset(panel());
+          expect(await eventCount(panel())).toBe(0);
+        });
       });
-
-      it('full access: 200, and the state moves (an event is journalled per write, kept across calls)', async () => {
-        await reset(panel());
-        expect(await eventCount(panel())).toBe(0);
-        const first = await send(panel(), 'full_access');
-        expect(first.status, first.text).toBe(200);
-        const record: unknown = JSON.parse(first.text);
-        expect(typeof record === 'object' && record !== null && Object.keys(record)).toEqual([model.operationId === 'resumeProject' ? 'project' : 'goal']);
-        if (model.operationId === 'resumeProject') expect(first.text).toContain('"state":"active"');
-        else expect(first.text).toContain('"is_closed":true');
-        const second = await send(panel(), 'full_access');
-        expect(second.status).toBe(200);
-        expect(await eventCount(panel())).toBe(2);
-        await panel().screenshot({ path: join(shots, `tryit-${model.operationId}.png`) });
-      });
-
-      it('read only: 403 with production’s plain text; no token: 401; a malformed id: 404 before the token', async () => {
-        await reset(panel());
-        expect(await send(panel(), 'read_only')).toEqual({ status: 403, text: READ_ONLY });
-        expect(await send(panel(), 'none')).toEqual({ status: 401, text: UNAUTHORIZED });
-        expect(await send(panel(), 'none', (body) => ({ ...body, [idField]: 'not an id!' }))).toEqual({ status: 404, text: NOT_FOUND });
-        expect(await eventCount(panel())).toBe(0);
-      });
-
-      it('comment only: 403 JSON (can see, cannot edit); no access: 404 (cannot see); suspended: 401', async () => {
-        await reset(panel());
-        expect(await send(panel(), 'comment_only')).toEqual({ status: 403, text: JSON.stringify(errors.FORBIDDEN.body) });
-        expect(await send(panel(), 'no_access')).toEqual({ status: 404, text: NOT_FOUND });
-        expect(await send(panel(), 'suspended')).toEqual({ status: 401, text: UNAUTHORIZED });
-      });
-
-      it('Reset returns every record to the seed', async () => {
-        await reset(panel());
-        await send(panel(), 'full_access');
-        expect(await eventCount(panel())).toBe(1);
-        await reset(panel());
-        expect(await eventCount(panel())).toBe(0);
-      });
-    });
-  }
-
-  it('every control has a label, and the keyboard alone reaches and uses them in order', async () => {
-    const first = page.locator('[data-try-operation]').first();
-    const controls = first.locator('select, textarea, input, button');
-    const ids = await controls.evaluateAll((nodes) => nodes.map((node) => node.id || node.textContent || ''));
-    for (const id of ids.filter((value) => value.startsWith('try-'))) expect(await page.locator(`label[for="${id}"]`).count(), id).toBe(1);
-    // From the top of the page: the first Tab reaches "Skip to Try it", Enter lands on the first panel's persona
-    // select; Tab goes on to Send in document order, and Enter on Send answers.
-    await page.reload();
-    await page.locator('[data-try-skip]').waitFor({ state: 'attached' });
-    await page.keyboard.press('Tab');
-    expect(await page.locator('[data-try-skip]').evaluate((node) => node === node.ownerDocument.activeElement)).toBe(true);
-    await page.keyboard.press('Enter');
-    const order: string[] = [];
-    for (let i = 0; i < 12; i++) {
-      order.push(await page.evaluate(() => {
-        const active = (globalThis as unknown as { document: { activeElement: { id: string; textContent: string | null } | null } }).document.activeElement;
-        return active?.id || active?.textContent || '';
-      }));
-      if (order.at(-1) === 'Send') break;
-      await page.keyboard.press('Tab');
     }
-    expect(order[0]).toMatch(/-persona$/);
-    expect(order).toEqual(expect.arrayContaining([expect.stringMatching(/-body$/), 'Send']));
-    await first.evaluate((node) => node.querySelector('[data-try-status]')?.remove());
-    await page.keyboard.press('Enter');
-    await first.locator('[data-try-status]').waitFor();
-    expect(Number(await first.locator('[data-try-status]').textContent())).toBeGreaterThanOrEqual(200);
-  });
 
-  it('sends to a server with fetch when asked, and says in one line when the browser cannot', async () => {
-    const first = page.locator('[data-try-operation]').first();
-    await first.locator('input[data-try-remote]').check();
-    // A closed loopback port: nothing answers, and the page is refused anything but its own file.
-    await first.locator('input[data-try-base-url]').fill('http://127.0.0.1:9');
-    await first.locator('button[data-try-send]').click();
-    await expect.poll(() => first.locator('[data-try-note]').textContent()).toMatch(/^The browser did not send it, or got no answer: http:\/\/127\.0\.0\.1:9\/api\/external\/v1\/.* \(CORS\), or cannot be reached/);
-    await first.locator('input[data-try-remote]').uncheck();
-  });
+    it('every control has a label, and the keyboard alone reaches and uses them in order', async () => {
+      const first = page.locator('[data-try-operation]').first();
+      const controls = first.locator('select, textarea, input, button');
+      const ids = await controls.evaluateAll((nodes) => nodes.map((node) => node.id || node.textContent || ''));
+      for (const id of ids.filter((value) => value.startsWith('try-'))) expect(await page.locator(`label[for="${id}"]`).count(), id).toBe(1);
+      // From the top of the page: the first Tab reaches "Skip to Try it", Enter lands on the first panel's persona
+      // select; Tab goes on to Send in document order, and Enter on Send answers.
+      await page.reload();
+      await page.locator('[data-try-skip]').waitFor({ state: 'attached' });
+      await page.keyboard.press('Tab');
+      expect(await page.locator('[data-try-skip]').evaluate((node) => node === node.ownerDocument.activeElement)).toBe(true);
+      await page.keyboard.press('Enter');
+      const order: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        order.push(
+          await page.evaluate(() => {
+            const active = (globalThis as unknown as { document: { activeElement: { id: string; textContent: string | null } | null } }).document.activeElement;
+            return active?.id || active?.textContent || '';
+          }),
+        );
+        if (order.at(-1) === 'Send') break;
+        await page.keyboard.press('Tab');
+      }
+      expect(order[0]).toMatch(/-persona$/);
+      expect(order).toEqual(expect.arrayContaining([expect.stringMatching(/-body$/), 'Send']));
+      await first.evaluate((node) => node.querySelector('[data-try-status]')?.remove());
+      await page.keyboard.press('Enter');
+      await first.locator('[data-try-status]').waitFor();
+      expect(Number(await first.locator('[data-try-status]').textContent())).toBeGreaterThanOrEqual(200);
+    });
 
-  it('keeps the page one file of at most 900 KB gzip, the try-it script last (it starts after the reference renders)', () => {
-    const html = readFileSync(pageFile, 'utf8');
-    expect(gzipSync(html, { level: 9 }).length).toBeLessThanOrEqual(900 * 1024);
-    expect(html.trimEnd()).toMatch(/<script>[\s\S]*<\/script><\/body>\s*<\/html>$/);
-    expect(html.match(/<script[^>]*\bsrc=/g)).toBeNull();
-  });
+    it('sends to a server with fetch when asked, and says in one line when the browser cannot', async () => {
+      const first = page.locator('[data-try-operation]').first();
+      await first.locator('input[data-try-remote]').check();
+      // A closed loopback port: nothing answers, and the page is refused anything but its own file.
+      await first.locator('input[data-try-base-url]').fill('http://127.0.0.1:9');
+      await first.locator('button[data-try-send]').click();
+      await expect
+        .poll(() => first.locator('[data-try-note]').textContent())
+        .toMatch(/^The browser did not send it, or got no answer: http:\/\/127\.0\.0\.1:9\/api\/external\/v1\/.* \(CORS\), or cannot be reached/);
+      await first.locator('input[data-try-remote]').uncheck();
+    });
 
-  it('lists the released versions and their changes in a Changes section', async () => {
-    await expect.poll(() => page.getByRole('heading', { name: /Changes$/ }).first().isVisible()).toBe(true);
-    expect(await page.getByText(/^0\.1\.0 \(\d{4}-\d{2}-\d{2}\)$/).count()).toBeGreaterThan(0);
-  });
+    it('keeps the page one file of at most 900 KB gzip, the try-it script last (it starts after the reference renders)', () => {
+      const html = readFileSync(pageFile, 'utf8');
+      expect(gzipSync(html, { level: 9 }).length).toBeLessThanOrEqual(900 * 1024);
+      expect(html.trimEnd()).toMatch(/<script>[\s\S]*<\/script><\/body>\s*<\/html>$/);
+      expect(html.match(/<script[^>]*\bsrc=/g)).toBeNull();
+    });
 
-  it('logs no console error and makes no request outside the file (the remote send above was refused by the route)', () => {
-    expect(consoleErrors.filter((text) => !/127\.0\.0\.1:9|ERR_FAILED|Failed to fetch|net::/.test(text))).toEqual([]);
-    expect(outsideRequests.filter((url) => !url.startsWith('http://127.0.0.1:9/'))).toEqual([]);
-    expect(listVisibleMs).toBeGreaterThan(0);
-  });
-});
+    it('lists the released versions and their changes in a Changes section', async () => {
+      await expect
+        .poll(() =>
+          page
+            .getByRole('heading', { name: /Changes$/ })
+            .first()
+            .isVisible(),
+        )
+        .toBe(true);
+      expect(await page.getByText(/^0\.1\.0 \(\d{4}-\d{2}-\d{2}\)$/).count()).toBeGreaterThan(0);
+    });
+
+    it('logs no console error and makes no request outside the file (the remote send above was refused by the route)', () => {
+      expect(consoleErrors.filter((text) => !/127\.0\.0\.1:9|ERR_FAILED|Failed to fetch|net::/.test(text))).toEqual([]);
+      expect(outsideRequests.filter((url) => !url.startsWith('http://127.0.0.1:9/'))).toEqual([]);
+      expect(listVisibleMs).toBeGreaterThan(0);
+    });
+  },
+);

@@ -123,9 +123,18 @@ function panel(model: OperationModel): HTMLElement {
           const response = await fetch(url, { method: model.method, headers, body: body.value });
           const answerHeaders: Array<[string, string]> = [];
           for (const [name, value] of response.headers) answerHeaders.push([name, value]);
-          show({ status: response.status, headers: answerHeaders, body: await response.text() }, curlLine(remoteBase.value, model, given ? '$API_TOKEN' : undefined, body.value));
+          show(
+            { status: response.status, headers: answerHeaders, body: await response.text() },
+            curlLine(remoteBase.value, model, given ? '$API_TOKEN' : undefined, body.value),
+          );
         } catch (error) {
-          out.replaceChildren(element('p', { 'data-try-note': '' }, `The browser did not send it, or got no answer: ${url} does not allow this page's origin (CORS), or cannot be reached (${error instanceof Error ? error.message : String(error)}).`));
+          out.replaceChildren(
+            element(
+              'p',
+              { 'data-try-note': '' },
+              `The browser did not send it, or got no answer: ${url} does not allow this page's origin (CORS), or cannot be reached (${error instanceof Error ? error.message : String(error)}).`,
+            ),
+          );
         }
         return;
       }
@@ -145,16 +154,28 @@ function panel(model: OperationModel): HTMLElement {
   events.addEventListener('click', () => {
     void (async () => {
       const response = await core.fetch(new Request(`${IN_PAGE}/__mock/events`));
-      out.replaceChildren(element('p', {}, 'Who the writes so far would have notified (the mock\'s event journal):'), element('pre', { 'data-try-events-out': '' }, JSON.stringify(await response.json(), null, 2)));
+      out.replaceChildren(
+        element('p', {}, "Who the writes so far would have notified (the mock's event journal):"),
+        element('pre', { 'data-try-events-out': '' }, JSON.stringify(await response.json(), null, 2)),
+      );
     })();
   });
 
   const server = element('fieldset', { class: 'try-remote' });
-  server.append(element('legend', {}, 'Or send it to a server'), labelled('Send to a server', remote, `try-${id}-remote`), labelled('Base URL', remoteBase, `try-${id}-base`), labelled('Token', remoteToken, `try-${id}-token`));
+  server.append(
+    element('legend', {}, 'Or send it to a server'),
+    labelled('Send to a server', remote, `try-${id}-remote`),
+    labelled('Base URL', remoteBase, `try-${id}-base`),
+    labelled('Token', remoteToken, `try-${id}-token`),
+  );
   const actions = element('div', { class: 'try-actions' });
   actions.append(send, reset, events);
   root.append(
-    element('p', {}, 'Answered inside this page by the production-true mock of the service: the same statuses, bodies and state changes as production, with no server.'),
+    element(
+      'p',
+      {},
+      'Answered inside this page by the production-true mock of the service: the same statuses, bodies and state changes as production, with no server.',
+    ),
     labelled('Persona (whose token)', persona, `try-${id}-persona`),
     ...(target ? [labelled(`Record (${target.field})`, record, `try-${id}-record`)] : []),
     labelled('Request example', example, `try-${id}-example`),

@@ -14,7 +14,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 
-type Answer = { path: string; auth: boolean; session: boolean; status: number; headers: Record<string, string>; body: Buffer; json: { value: unknown } | undefined };
+type Answer = {
+  path: string;
+  auth: boolean;
+  session: boolean;
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  json: { value: unknown } | undefined;
+};
 
 const KINDS = ['express', 'http', 'express-floor'] as const;
 type BareKind = (typeof KINDS)[number];
@@ -32,12 +40,28 @@ function parseAnswers(text: string): Answer[] {
   const parsed: unknown = JSON.parse(text);
   if (!Array.isArray(parsed)) throw new Error('answers must be a JSON array');
   return parsed.map((item: unknown, index) => {
-    if (!isRecord(item) || typeof item['path'] !== 'string' || typeof item['auth'] !== 'boolean' || typeof item['session'] !== 'boolean' || typeof item['status'] !== 'number' || typeof item['body'] !== 'string' || !isRecord(item['headers'])) {
+    if (
+      !isRecord(item) ||
+      typeof item['path'] !== 'string' ||
+      typeof item['auth'] !== 'boolean' ||
+      typeof item['session'] !== 'boolean' ||
+      typeof item['status'] !== 'number' ||
+      typeof item['body'] !== 'string' ||
+      !isRecord(item['headers'])
+    ) {
       throw new Error(`answers[${index}] is not { path, auth, session, status, headers, body }`);
     }
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(item['headers'])) if (typeof value === 'string') headers[name] = value;
-    return { path: item['path'], auth: item['auth'], session: item['session'], status: item['status'], headers, body: Buffer.from(item['body'], 'utf8'), json: jsonOf(item['body'], headers['content-type']) };
+    return {
+      path: item['path'],
+      auth: item['auth'],
+      session: item['session'],
+      status: item['status'],
+      headers,
+      body: Buffer.from(item['body'], 'utf8'),
+      json: jsonOf(item['body'], headers['content-type']),
+    };
   });
 }
 

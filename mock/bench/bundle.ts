@@ -49,7 +49,9 @@ export async function measureBrowserBundle(entry: string): Promise<BundleReport>
     const outputs = result.metafile.outputs;
     const gzip = new Map<string, number>();
     for (const file of Object.keys(outputs)) gzip.set(file, gzipSync(readFileSync(file), { level: 9 }).length);
-    const entryFile = Object.keys(outputs).find((file) => outputs[file]?.entryPoint !== undefined && file.endsWith('.js') && outputs[file]?.entryPoint === relative(process.cwd(), entry));
+    const entryFile = Object.keys(outputs).find(
+      (file) => outputs[file]?.entryPoint !== undefined && file.endsWith('.js') && outputs[file]?.entryPoint === relative(process.cwd(), entry),
+    );
     const start = entryFile ?? Object.keys(outputs).find((file) => outputs[file]?.entryPoint !== undefined) ?? '';
     const atStart = new Set<string>();
     const visit = (file: string): void => {
@@ -72,14 +74,22 @@ export async function measureBrowserBundle(entry: string): Promise<BundleReport>
     }
     const chunks = Object.entries(outputs)
       .filter(([file]) => file.endsWith('.js'))
-      .map(([file, output]) => ({ file: relative(out, file), bytes: output.bytes, gzip: gzip.get(file) ?? 0, loaded: atStart.has(file) ? ('at start' as const) : ('later' as const) }));
+      .map(([file, output]) => ({
+        file: relative(out, file),
+        bytes: output.bytes,
+        gzip: gzip.get(file) ?? 0,
+        loaded: atStart.has(file) ? ('at start' as const) : ('later' as const),
+      }));
     return {
       entry,
       total_bytes: chunks.reduce((sum, chunk) => sum + chunk.bytes, 0),
       total_gzip: chunks.reduce((sum, chunk) => sum + chunk.gzip, 0),
       first_answer_gzip: chunks.filter((chunk) => chunk.loaded === 'at start').reduce((sum, chunk) => sum + chunk.gzip, 0),
       chunks,
-      top_modules: [...modules].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([module, bytes]) => ({ module, bytes })),
+      top_modules: [...modules]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 10)
+        .map(([module, bytes]) => ({ module, bytes })),
       packages: [...packages].sort(),
     };
   } finally {

@@ -6,14 +6,27 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export type Proc = { name: string; child: ChildProcess; pid: number; stdout: () => string; stderr: () => string; exited: Promise<number | null>; hasExited: () => boolean };
+export type Proc = {
+  name: string;
+  child: ChildProcess;
+  pid: number;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+  hasExited: () => boolean;
+};
 
 /** The children still running. */
 export const live = new Set<Proc>();
 
 /** Starts `node <args>` in its own process group (so a signal reaches its children too), stdout and stderr kept. */
 export function launch(name: string, args: string[], options: { stdin?: string; keepStdout?: 'all' | 'head'; env?: Record<string, string> } = {}): Proc {
-  const child = spawn(process.execPath, args, { cwd: ROOT, detached: true, env: options.env ? { ...process.env, ...options.env } : process.env, stdio: [options.stdin === undefined ? 'ignore' : 'pipe', options.keepStdout ? 'pipe' : 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    detached: true,
+    env: options.env ? { ...process.env, ...options.env } : process.env,
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', options.keepStdout ? 'pipe' : 'ignore', 'pipe'],
+  });
   if (child.pid === undefined) throw new Error(`could not start ${name}`);
   let out = '';
   let err = '';

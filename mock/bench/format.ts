@@ -8,7 +8,8 @@ export function median(values: ReadonlyArray<number>): number {
 }
 
 /** A number with `digits` decimals, or `n/a` for null, NaN and infinities. */
-export const fixed = (value: number | null | undefined, digits: number): string => (value === null || value === undefined || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits));
+export const fixed = (value: number | null | undefined, digits: number): string =>
+  value === null || value === undefined || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits);
 
 /** A number rounded to `digits` decimals, for the results JSON. */
 export const rounded = (value: number, digits: number): number => Number(value.toFixed(digits));
@@ -16,5 +17,12 @@ export const rounded = (value: number, digits: number): number => Number(value.t
 /** Rows of cells as columns padded to their widest cell, right-aligned where asked; the first row is the header. */
 export function table(rows: string[][], rightAligned: ReadonlyArray<boolean>): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((c, i) => (rightAligned[i] ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => (rightAligned[i] ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

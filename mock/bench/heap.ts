@@ -53,9 +53,14 @@ export async function heapAfterGc(pid: number, stderr: () => string): Promise<He
       });
     await call('HeapProfiler.collectGarbage');
     const usage = await call('Runtime.getHeapUsage');
-    if (!isObject(usage) || typeof usage['usedSize'] !== 'number' || typeof usage['totalSize'] !== 'number') return { error: 'Runtime.getHeapUsage gave no sizes' };
+    if (!isObject(usage) || typeof usage['usedSize'] !== 'number' || typeof usage['totalSize'] !== 'number')
+      return { error: 'Runtime.getHeapUsage gave no sizes' };
     const rss = rssBytes(pid);
-    return { used_mb: rounded(usage['usedSize'] / 1048576, 1), total_mb: rounded(usage['totalSize'] / 1048576, 1), rss_mb: rss === undefined ? null : rounded(rss / 1048576, 1) };
+    return {
+      used_mb: rounded(usage['usedSize'] / 1048576, 1),
+      total_mb: rounded(usage['totalSize'] / 1048576, 1),
+      rss_mb: rss === undefined ? null : rounded(rss / 1048576, 1),
+    };
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };
   } finally {

@@ -34,20 +34,82 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function readProfile(path: string): Profile {
   const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
-  if (!isRecord(parsed) || !Array.isArray(parsed['nodes']) || !Array.isArray(parsed['samples']) || !Array.isArray(parsed['timeDeltas'])) throw new Error(`${path} is not a .cpuprofile`);
+  if (!isRecord(parsed) || !Array.isArray(parsed['nodes']) || !Array.isArray(parsed['samples']) || !Array.isArray(parsed['timeDeltas']))
+    throw new Error(`${path} is not a .cpuprofile`);
   // V8's .cpuprofile format (Profiler.Profile of the DevTools protocol), checked above at its top level.
   return parsed as unknown as Profile;
 }
 
 /** Express and the packages it brings (router, body parsing, HTTP helpers). */
 const EXPRESS = new Set([
-  'express', 'router', 'body-parser', 'raw-body', 'iconv-lite', 'type-is', 'media-typer', 'mime-types', 'mime-db', 'content-type', 'on-finished', 'ee-first',
-  'finalhandler', 'send', 'serve-static', 'qs', 'debug', 'ms', 'depd', 'http-errors', 'statuses', 'setprototypeof', 'inherits', 'toidentifier', 'parseurl',
-  'path-to-regexp', 'accepts', 'negotiator', 'vary', 'cookie', 'cookie-signature', 'encodeurl', 'escape-html', 'fresh', 'etag', 'merge-descriptors',
-  'proxy-addr', 'forwarded', 'ipaddr.js', 'range-parser', 'safe-buffer', 'safer-buffer', 'bytes', 'unpipe', 'content-disposition', 'is-promise', 'methods',
-  'utils-merge', 'call-bind-apply-helpers', 'get-intrinsic', 'side-channel', 'object-inspect', 'once', 'wrappy', 'es-errors', 'math-intrinsics', 'gopd',
-  'has-symbols', 'function-bind', 'hasown', 'dunder-proto', 'es-object-atoms', 'get-proto', 'es-define-property', 'call-bound', 'side-channel-list',
-  'side-channel-map', 'side-channel-weakmap',
+  'express',
+  'router',
+  'body-parser',
+  'raw-body',
+  'iconv-lite',
+  'type-is',
+  'media-typer',
+  'mime-types',
+  'mime-db',
+  'content-type',
+  'on-finished',
+  'ee-first',
+  'finalhandler',
+  'send',
+  'serve-static',
+  'qs',
+  'debug',
+  'ms',
+  'depd',
+  'http-errors',
+  'statuses',
+  'setprototypeof',
+  'inherits',
+  'toidentifier',
+  'parseurl',
+  'path-to-regexp',
+  'accepts',
+  'negotiator',
+  'vary',
+  'cookie',
+  'cookie-signature',
+  'encodeurl',
+  'escape-html',
+  'fresh',
+  'etag',
+  'merge-descriptors',
+  'proxy-addr',
+  'forwarded',
+  'ipaddr.js',
+  'range-parser',
+  'safe-buffer',
+  'safer-buffer',
+  'bytes',
+  'unpipe',
+  'content-disposition',
+  'is-promise',
+  'methods',
+  'utils-merge',
+  'call-bind-apply-helpers',
+  'get-intrinsic',
+  'side-channel',
+  'object-inspect',
+  'once',
+  'wrappy',
+  'es-errors',
+  'math-intrinsics',
+  'gopd',
+  'has-symbols',
+  'function-bind',
+  'hasown',
+  'dunder-proto',
+  'es-object-atoms',
+  'get-proto',
+  'es-define-property',
+  'call-bound',
+  'side-channel-list',
+  'side-channel-map',
+  'side-channel-weakmap',
 ]);
 
 function packageOf(url: string): string | undefined {
@@ -60,14 +122,24 @@ function groupOf(frame: CallFrame): string {
   const { url, functionName } = frame;
   if (functionName === '(garbage collector)') return 'GC';
   if (functionName === '(program)' || functionName === '(root)') return 'V8/native (program)';
-  if (url === '' && /^(writeUtf8String|writeLatin1String|writeAsciiString|writeUcs2String|writeBuffer|writev)$/.test(functionName)) return 'socket write (syscall)';
+  if (url === '' && /^(writeUtf8String|writeLatin1String|writeAsciiString|writeUcs2String|writeBuffer|writev)$/.test(functionName))
+    return 'socket write (syscall)';
   if (url === '' && /^validate\d+$/.test(functionName)) return 'ajv (generated validators)';
   if (url === '' && /^(stringify|parse|JSON\.|SerializeJSON|JsonStringify|JsonParse)/.test(functionName)) return 'JSON (native)';
   const pkg = packageOf(url);
   if (pkg) {
     if (EXPRESS.has(pkg)) return 'express (+deps)';
-    if (pkg === 'openapi-backend' || pkg === 'openapi-types' || pkg === 'mock-json-schema' || pkg === 'bath-es5' || pkg === 'lodash') return pkg === 'lodash' ? 'lodash (openapi-backend)' : 'openapi-backend';
-    if (pkg === 'ajv' || pkg === 'ajv-formats' || pkg === 'fast-uri' || pkg === 'fast-deep-equal' || pkg === 'json-schema-traverse' || pkg === 'require-from-string') return 'ajv';
+    if (pkg === 'openapi-backend' || pkg === 'openapi-types' || pkg === 'mock-json-schema' || pkg === 'bath-es5' || pkg === 'lodash')
+      return pkg === 'lodash' ? 'lodash (openapi-backend)' : 'openapi-backend';
+    if (
+      pkg === 'ajv' ||
+      pkg === 'ajv-formats' ||
+      pkg === 'fast-uri' ||
+      pkg === 'fast-deep-equal' ||
+      pkg === 'json-schema-traverse' ||
+      pkg === 'require-from-string'
+    )
+      return 'ajv';
     return pkg;
   }
   if (url.includes('/mock/src/') || url.includes('/spec/lib/') || url.includes('/generated/')) return 'our code';
@@ -79,7 +151,11 @@ function groupOf(frame: CallFrame): string {
 function where(frame: CallFrame): string {
   if (!frame.url) return '(native)';
   const pkg = packageOf(frame.url);
-  const path = pkg ? frame.url.slice(frame.url.indexOf(`node_modules/${pkg}/`) + 'node_modules/'.length) : frame.url.startsWith('file://') ? relative(ROOT, fileURLToPath(frame.url)) : frame.url;
+  const path = pkg
+    ? frame.url.slice(frame.url.indexOf(`node_modules/${pkg}/`) + 'node_modules/'.length)
+    : frame.url.startsWith('file://')
+      ? relative(ROOT, fileURLToPath(frame.url))
+      : frame.url;
   return `${path}:${frame.lineNumber + 1}`;
 }
 
@@ -162,22 +238,42 @@ export function summarise(profile: Profile, top = 15, window?: { from: number; t
 function print(summary: Summary, requests?: number): void {
   const perRequest = (ms: number): string => (requests ? `${((ms * 1000) / requests).toFixed(1).padStart(7)} µs/req` : '');
   const out = (line: string): void => void process.stdout.write(`${line}\n`);
-  out(`busy ${summary.total_ms} ms, idle ${summary.idle_ms} ms${requests ? `, ${requests} requests: ${((summary.total_ms * 1000) / requests).toFixed(0)} µs of profiled CPU per request` : ''}`);
+  out(
+    `busy ${summary.total_ms} ms, idle ${summary.idle_ms} ms${requests ? `, ${requests} requests: ${((summary.total_ms * 1000) / requests).toFixed(0)} µs of profiled CPU per request` : ''}`,
+  );
   out('\ntop self time');
-  for (const e of summary.top_self) out(`${e.percent.toFixed(1).padStart(5)}%  ${e.self_ms.toFixed(0).padStart(6)} ms ${perRequest(e.self_ms)}  ${e.group.padEnd(26)} ${e.function}  ${e.where}`);
+  for (const e of summary.top_self)
+    out(
+      `${e.percent.toFixed(1).padStart(5)}%  ${e.self_ms.toFixed(0).padStart(6)} ms ${perRequest(e.self_ms)}  ${e.group.padEnd(26)} ${e.function}  ${e.where}`,
+    );
   out('\nself time by group');
   for (const g of summary.groups) out(`${g.percent.toFixed(1).padStart(5)}%  ${g.self_ms.toFixed(0).padStart(6)} ms ${perRequest(g.self_ms)}  ${g.group}`);
   out('\nour functions, inclusive (self + callees)');
-  for (const e of summary.top_inclusive_ours) out(`${e.percent.toFixed(1).padStart(5)}%  ${e.total_ms.toFixed(0).padStart(6)} ms ${perRequest(e.total_ms)}  ${e.function}  ${e.where}`);
+  for (const e of summary.top_inclusive_ours)
+    out(`${e.percent.toFixed(1).padStart(5)}%  ${e.total_ms.toFixed(0).padStart(6)} ms ${perRequest(e.total_ms)}  ${e.function}  ${e.where}`);
 }
 
 // ── the run ────────────────────────────────────────────────────────────────────────────────────────────────────────
 
-async function profileMock(scenario: string, duration: number, connections: number, dir: string, selfCheck: string | undefined): Promise<{ file: string; result: WorkerResult; window: { from: number; to: number } }> {
+async function profileMock(
+  scenario: string,
+  duration: number,
+  connections: number,
+  dir: string,
+  selfCheck: string | undefined,
+): Promise<{ file: string; result: WorkerResult; window: { from: number; to: number } }> {
   mkdirSync(dir, { recursive: true });
   const before = new Set(readdirSync(dir));
   // Exactly `npm start -- --port 0 [--self-check MODE]`, plus the profiler's flags.
-  const args = [...startFlags(), '--cpu-prof', `--cpu-prof-dir=${dir}`, MOCK_MAIN, '--port', '0', ...(selfCheck === undefined ? [] : ['--self-check', selfCheck])];
+  const args = [
+    ...startFlags(),
+    '--cpu-prof',
+    `--cpu-prof-dir=${dir}`,
+    MOCK_MAIN,
+    '--port',
+    '0',
+    ...(selfCheck === undefined ? [] : ['--self-check', selfCheck]),
+  ];
   const mock = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   const stopMock = (): void => void mock.kill('SIGKILL');
   process.once('exit', stopMock);

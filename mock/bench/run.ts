@@ -28,7 +28,19 @@ import { heapAfterGc, type HeapAfterGc } from './heap.ts';
 import { launch, live, resultOf, signalGroup, stop, stopAll, waitForPort, type Proc } from './children.ts';
 import { bodyMatcher, type BodyCheck, type Job, type RequestSpec, type WorkerResult } from './job.ts';
 import { clkTck, machineLoad, MOCK_MAIN, rssBytes, serverPid, startFlags } from './proc.ts';
-import { mockCheck, OPERATIONS, parseFixtures, SCENARIO_LABELS, SCENARIOS, scenarios, sessionWrites, type Fixtures, type OperationName, type Scenario, type ScenarioName } from './scenarios.ts';
+import {
+  mockCheck,
+  OPERATIONS,
+  parseFixtures,
+  SCENARIO_LABELS,
+  SCENARIOS,
+  scenarios,
+  sessionWrites,
+  type Fixtures,
+  type OperationName,
+  type Scenario,
+  type ScenarioName,
+} from './scenarios.ts';
 import { formatStageTable, httpOverhead, type HttpBaselines, type StageReport } from './stagetable.ts';
 import type { StartupReport } from './startup.ts';
 import { freePort, REDIS_SERVER, startRedis, type RedisServer } from '../test/redisServer.ts';
@@ -122,7 +134,8 @@ function readSettings(): Settings {
   const number = (name: string, raw: string | undefined, fallback: number, min: number, max: number, integer: boolean): number => {
     if (raw === undefined || raw.trim() === '') return fallback;
     const n = Number(raw);
-    if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) usageError(`${name} must be ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, got "${raw}"`);
+    if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n)))
+      usageError(`${name} must be ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, got "${raw}"`);
     return n;
   };
   const env = process.env;
@@ -141,7 +154,10 @@ function readSettings(): Settings {
     inProcessStarts: number('--in-process-starts', values['in-process-starts'], 10, 0, 100, true),
     out: values.out ?? join(ROOT, stages ? 'mock/bench/results/stages.json' : 'mock/bench/results/latest.json'),
   };
-  if (settings.sessionWrites % (MEMORY_CONNECTIONS * 2) !== 0) usageError(`--session-writes must be a multiple of ${MEMORY_CONNECTIONS * 2} (each of ${MEMORY_CONNECTIONS} connections cycles a resume and a close of every session), got ${settings.sessionWrites}`);
+  if (settings.sessionWrites % (MEMORY_CONNECTIONS * 2) !== 0)
+    usageError(
+      `--session-writes must be a multiple of ${MEMORY_CONNECTIONS * 2} (each of ${MEMORY_CONNECTIONS} connections cycles a resume and a close of every session), got ${settings.sessionWrites}`,
+    );
   if (settings.inProcessStarts === 1) usageError('--in-process-starts must be 0 or at least 2 (the first, and the ones after it)');
   return settings;
 }
@@ -173,7 +189,12 @@ type Reply = { status: number; body: string; headers: Headers };
 type Probe = { request: { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string }; status: number; check: BodyCheck };
 
 async function send(base: string, request: Probe['request']): Promise<Reply> {
-  const response = await fetch(`${base}${request.path}`, { method: request.method, headers: request.headers, body: request.body, signal: AbortSignal.timeout(5000) });
+  const response = await fetch(`${base}${request.path}`, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+    signal: AbortSignal.timeout(5000),
+  });
   return { status: response.status, body: await response.text(), headers: response.headers };
 }
 
@@ -194,7 +215,8 @@ async function firstCorrect(proc: Proc, base: () => string | undefined, probe: P
       }
     }
     if (proc.hasExited()) throw new Error(`${proc.name} exited before a correct answer: ${proc.stderr().trim().split('\n').slice(-3).join(' | ')}`);
-    if (performance.now() - since > timeoutMs) throw new Error(`${proc.name} gave no correct ${expectStatus} within ${Math.round(timeoutMs / 1000)} s (last: ${last})`);
+    if (performance.now() - since > timeoutMs)
+      throw new Error(`${proc.name} gave no correct ${expectStatus} within ${Math.round(timeoutMs / 1000)} s (last: ${last})`);
     await sleep(10);
   }
 }
@@ -246,7 +268,13 @@ function mockArgs(name: 'mock' | 'mock-sample'): string[] {
   return [...startArgs(), '--port', '0', ...(name === 'mock-sample' ? ['--self-check', 'sample'] : [])];
 }
 
-async function startServer(name: ServerName, ctx: Context, readyTimeoutMs = 60_000, probe: Probe = ctx.probe(name), env?: Record<string, string>): Promise<Running> {
+async function startServer(
+  name: ServerName,
+  ctx: Context,
+  readyTimeoutMs = 60_000,
+  probe: Probe = ctx.probe(name),
+  env?: Record<string, string>,
+): Promise<Running> {
   if (name === 'redis-1' || name === 'redis-2') return startShared(name, ctx, readyTimeoutMs, probe);
   const since = performance.now();
   let proc: Proc;
@@ -285,7 +313,11 @@ async function startShared(name: 'redis-1' | 'redis-2', ctx: Context, readyTimeo
   if (!ctx.redis) throw new Error('no Redis');
   const since = performance.now();
   const replicas = name === 'redis-1' ? 1 : 2;
-  const procs = Array.from({ length: replicas }, (_, i) => launch(`${name} replica ${i + 1}`, [...startArgs(), '--port', '0', '--store', ctx.redis?.url ?? '', '--store-prefix', `bench-${name}`], { keepStdout: 'head' }));
+  const procs = Array.from({ length: replicas }, (_, i) =>
+    launch(`${name} replica ${i + 1}`, [...startArgs(), '--port', '0', '--store', ctx.redis?.url ?? '', '--store-prefix', `bench-${name}`], {
+      keepStdout: 'head',
+    }),
+  );
   try {
     const started: Array<{ proc: Proc; url: string; pid: number; readyMs: number }> = [];
     for (const proc of procs) {
@@ -295,7 +327,15 @@ async function startShared(name: 'redis-1' | 'redis-2', ctx: Context, readyTimeo
     }
     const [first, ...rest] = started;
     if (!first) throw new Error(`${name} has no replica`);
-    return { name, proc: first.proc, pid: first.pid, url: first.url, readyMs: first.readyMs, also: rest.map((r) => ({ url: r.url, pid: r.pid })), storePid: ctx.redis.process().pid };
+    return {
+      name,
+      proc: first.proc,
+      pid: first.pid,
+      url: first.url,
+      readyMs: first.readyMs,
+      also: rest.map((r) => ({ url: r.url, pid: r.pid })),
+      storePid: ctx.redis.process().pid,
+    };
   } catch (error) {
     await Promise.all(procs.map((p) => stop(p)));
     throw error;
@@ -478,7 +518,10 @@ async function runStages(settings: Settings): Promise<StageReport> {
 
 /** createMockApp() or createMockHandlers() and the first 200, `count` times in a fresh process (npm start's flags). */
 async function runStartup(factory: 'app' | 'msw', fixtures: string, count: number): Promise<StartupReport> {
-  const proc = launch(`in-process start (${factory})`, [...startFlags(), STARTUP_CHILD, factory, '--count', String(count)], { stdin: fixtures, keepStdout: 'all' });
+  const proc = launch(`in-process start (${factory})`, [...startFlags(), STARTUP_CHILD, factory, '--count', String(count)], {
+    stdin: fixtures,
+    keepStdout: 'all',
+  });
   const parsed = await resultOf(proc, 120_000);
   if (!isObject(parsed) || !Array.isArray(parsed['samples'])) throw new Error(`${STARTUP_CHILD} ${factory} printed no report`);
   // Written by startup.ts from this checkout: the StartupReport shape.
@@ -511,16 +554,21 @@ async function sessionWritesPhase(ctx: Context, fixtures: Fixtures, writes: numb
     const result = await runWorker(server, requests, 200, check, { connections: MEMORY_CONNECTIONS, warmup: 0, duration: 0, amount });
     const rss = rssBytes(server.pid);
     const bad = result.unexpected_status + result.mismatches + result.errors;
-    if (bad > 0 || result.responses !== amount) failures.push(`memory phase: ${result.responses} of ${amount} answers, ${result.unexpected_status} wrong statuses, ${result.mismatches} wrong bodies, ${result.errors} errors${result.sample_mismatch ? ` (e.g. ${result.sample_mismatch.slice(0, 120)})` : ''}`);
+    if (bad > 0 || result.responses !== amount)
+      failures.push(
+        `memory phase: ${result.responses} of ${amount} answers, ${result.unexpected_status} wrong statuses, ${result.mismatches} wrong bodies, ${result.errors} errors${result.sample_mismatch ? ` (e.g. ${result.sample_mismatch.slice(0, 120)})` : ''}`,
+      );
     // Every session got its writes: each has them all in its event journal (a store's writes since the seed, at most
     // EVENT_JOURNAL_LIMIT), and all of them are there, so none was dropped and refilled.
     const listed: unknown = JSON.parse((await send(server.url, { method: 'GET', path: '/__mock/sessions', headers: {} })).body);
     const sessions = isObject(listed) && Array.isArray(listed['sessions']) ? listed['sessions'].filter(isObject) : [];
     const expected = Math.min(EVENT_JOURNAL_LIMIT, writes);
     const counts = new Map<string, number>();
-    for (const s of sessions) if (typeof s['name'] === 'string' && s['name'].startsWith('mem-')) counts.set(String(s['events']), (counts.get(String(s['events'])) ?? 0) + 1);
+    for (const s of sessions)
+      if (typeof s['name'] === 'string' && s['name'].startsWith('mem-')) counts.set(String(s['events']), (counts.get(String(s['events'])) ?? 0) + 1);
     const checked = [...counts].map(([events, n]) => `${n} sessions with ${events} events`).join(', ') || 'no sessions';
-    if (counts.get(String(expected)) !== MEMORY_SESSIONS) failures.push(`memory phase: expected ${MEMORY_SESSIONS} sessions with ${expected} events each, got ${checked}`);
+    if (counts.get(String(expected)) !== MEMORY_SESSIONS)
+      failures.push(`memory phase: expected ${MEMORY_SESSIONS} sessions with ${expected} events each, got ${checked}`);
     const heap = await heapAfterGc(server.pid, server.proc.stderr);
     return {
       sessions: MEMORY_SESSIONS,
@@ -542,7 +590,12 @@ function say(line = ''): void {
   process.stdout.write(`${line}\n`);
 }
 
-const describeHeap = (heap: HeapAfterGc | null): string => (heap === null ? 'n/a' : 'error' in heap ? `n/a (${heap.error})` : `${fixed(heap.used_mb, 1)} MB used of ${fixed(heap.total_mb, 1)} MB, RSS then ${fixed(heap.rss_mb, 1)} MB`);
+const describeHeap = (heap: HeapAfterGc | null): string =>
+  heap === null
+    ? 'n/a'
+    : 'error' in heap
+      ? `n/a (${heap.error})`
+      : `${fixed(heap.used_mb, 1)} MB used of ${fixed(heap.total_mb, 1)} MB, RSS then ${fixed(heap.rss_mb, 1)} MB`;
 
 // ── the run ────────────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -552,7 +605,11 @@ async function main(): Promise<number> {
   const startedAt = new Date();
   const loadBefore = machineLoad();
   const failures: string[] = [];
-  const sharedMissing = !full ? 'not in --stages' : existsSync(REDIS_SERVER) ? undefined : `${REDIS_SERVER} is not installed (Debian/Ubuntu: sudo apt-get install redis-server)`;
+  const sharedMissing = !full
+    ? 'not in --stages'
+    : existsSync(REDIS_SERVER)
+      ? undefined
+      : `${REDIS_SERVER} is not installed (Debian/Ubuntu: sudo apt-get install redis-server)`;
   const servers: ServerName[] = full ? [...SERVERS, ...(sharedMissing ? [] : SHARED)] : [...STAGE_SERVERS];
   const scenarioNames: ReadonlyArray<ScenarioName> = full ? SCENARIOS : OPERATIONS;
   const serves = (server: ServerName, scenario: ScenarioName): boolean => !OPERATIONS_ONLY.has(server) || OPERATIONS.some((o) => o === scenario);
@@ -563,8 +620,12 @@ async function main(): Promise<number> {
     (settings.stageRequests > 0 ? ((settings.stageRequests + 3000) * 3 * 2) / 3500 + 2 : 0) +
     runs * (settings.rounds * (settings.duration + 0.4) + settings.warmup) +
     10;
-  say(`bench${full ? '' : ' --stages'}: ${servers.length} servers, ${runs} server × scenario cells × ${settings.rounds} rounds, ${settings.duration} s each after ${settings.warmup} s warm-up, ${settings.connections} connections (about ${Math.ceil(estimate / 60)} min)`);
-  say(`machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), load ${loadBefore.loadavg_1m} ${loadBefore.loadavg_5m} ${loadBefore.loadavg_15m}, node ${process.version}, CLK_TCK ${clkTck()}`);
+  say(
+    `bench${full ? '' : ' --stages'}: ${servers.length} servers, ${runs} server × scenario cells × ${settings.rounds} rounds, ${settings.duration} s each after ${settings.warmup} s warm-up, ${settings.connections} connections (about ${Math.ceil(estimate / 60)} min)`,
+  );
+  say(
+    `machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), load ${loadBefore.loadavg_1m} ${loadBefore.loadavg_5m} ${loadBefore.loadavg_15m}, node ${process.version}, CLK_TCK ${clkTck()}`,
+  );
 
   // The stage table first, alone on the machine (as far as the bench goes).
   let stageReport: StageReport | null = null;
@@ -579,7 +640,11 @@ async function main(): Promise<number> {
   }
 
   // Prism's document: generated/openapi.json itself if Prism can load it, else the acyclic export beside it.
-  const prism: PrismSpecInfo = { used: relative(ROOT, fileURLToPath(DOCUMENT_URL)), literal: { tried: false, answered: false, waited_s: 0, note: '' }, acyclic: null };
+  const prism: PrismSpecInfo = {
+    used: relative(ROOT, fileURLToPath(DOCUMENT_URL)),
+    literal: { tried: false, answered: false, waited_s: 0, note: '' },
+    acyclic: null,
+  };
   const ctx: Context = {
     prismEntry: prismEntry(),
     prismSpec: fileURLToPath(DOCUMENT_URL),
@@ -615,7 +680,9 @@ async function main(): Promise<number> {
   })();
   if (inProcess) {
     for (const report of [inProcess.app, inProcess.msw]) {
-      say(`in-process start ${report.factory === 'app' ? 'createMockApp()     ' : 'createMockHandlers()'} + first 200: first ${fixed(report.first_ms, 1)} ms, then median ${fixed(report.later_median_ms, 1)} ms (import ${fixed(report.import_ms, 0)} ms)`);
+      say(
+        `in-process start ${report.factory === 'app' ? 'createMockApp()     ' : 'createMockHandlers()'} + first 200: first ${fixed(report.first_ms, 1)} ms, then median ${fixed(report.later_median_ms, 1)} ms (import ${fixed(report.import_ms, 0)} ms)`,
+      );
     }
   }
 
@@ -626,9 +693,19 @@ async function main(): Promise<number> {
     try {
       const probe = await startServer('prism-default', ctx, settings.prismProbe * 1000);
       await stop(probe.proc);
-      prism.literal = { tried: true, answered: true, waited_s: Number(((performance.now() - since) / 1000).toFixed(1)), note: 'Prism loads generated/openapi.json' };
+      prism.literal = {
+        tried: true,
+        answered: true,
+        waited_s: Number(((performance.now() - since) / 1000).toFixed(1)),
+        note: 'Prism loads generated/openapi.json',
+      };
     } catch (error) {
-      prism.literal = { tried: true, answered: false, waited_s: Number(((performance.now() - since) / 1000).toFixed(1)), note: error instanceof Error ? error.message : String(error) };
+      prism.literal = {
+        tried: true,
+        answered: false,
+        waited_s: Number(((performance.now() - since) / 1000).toFixed(1)),
+        note: error instanceof Error ? error.message : String(error),
+      };
     }
   }
   if (!prism.literal.answered) {
@@ -637,7 +714,9 @@ async function main(): Promise<number> {
     ctx.prismSpec = path;
     prism.used = relative(ROOT, path);
     prism.acyclic = { bytes };
-    say(`prism: ${prism.literal.tried ? `generated/openapi.json gave no answer in ${prism.literal.waited_s} s; ` : ''}serving ${prism.used} (${(bytes / 1024).toFixed(0)} KiB)`);
+    say(
+      `prism: ${prism.literal.tried ? `generated/openapi.json gave no answer in ${prism.literal.waited_s} s; ` : ''}serving ${prism.used} (${(bytes / 1024).toFixed(0)} KiB)`,
+    );
   }
 
   // Cold starts: spawn → first correct 200 of resumeProject, each on a fresh process, the servers interleaved (one
@@ -731,7 +810,8 @@ async function main(): Promise<number> {
         const result = await runWorker(server, scenario.requests, scenario.expectStatus, check, timing);
         const key = `${name} ${scenario.name}`;
         results.set(key, [...(results.get(key) ?? []), result]);
-        const bad = result.mismatches + result.unexpected_status + result.errors + result.warmup.mismatches + result.warmup.unexpected_status + result.warmup.errors;
+        const bad =
+          result.mismatches + result.unexpected_status + result.errors + result.warmup.mismatches + result.warmup.unexpected_status + result.warmup.errors;
         say(
           `round ${round + 1}/${settings.rounds}  ${scenario.name.padEnd(13)}  ${LABELS[name].padEnd(16)} ${fixed(result.rps, 0).padStart(7)} req/s  p99 ${fixed(result.latency_ms.p99, 1).padStart(6)} ms  ${fixed(result.server_cpu_us_per_request, 0).padStart(5)} µs/req${bad ? `  PROBLEMS ${bad}${result.sample_mismatch ? `: ${result.sample_mismatch.slice(0, 100)}` : ''}` : ''}`,
         );
@@ -770,7 +850,8 @@ async function main(): Promise<number> {
 
   // ── report ──
   const cells: Cell[] = [];
-  for (const scenario of list) for (const name of present) if (serves(name, scenario.name)) cells.push(summarise(name, scenario.name, results.get(`${name} ${scenario.name}`) ?? []));
+  for (const scenario of list)
+    for (const name of present) if (serves(name, scenario.name)) cells.push(summarise(name, scenario.name, results.get(`${name} ${scenario.name}`) ?? []));
   const cell = (name: ServerName, scenario: ScenarioName): Cell | undefined => cells.find((c) => c.server === name && c.scenario === scenario);
 
   say();
@@ -778,8 +859,21 @@ async function main(): Promise<number> {
   const rows = [header];
   for (const c of cells) {
     const errors = c.wrong_bodies + c.wrong_statuses + c.socket_errors + c.timeouts;
-    const detail = errors ? ` (${[c.wrong_bodies && `${c.wrong_bodies} wrong body`, c.wrong_statuses && `${c.wrong_statuses} wrong status`, c.socket_errors && `${c.socket_errors} socket`, c.timeouts && `${c.timeouts} timeout`].filter(Boolean).join(', ')})` : '';
-    rows.push([SCENARIO_LABELS[c.scenario], LABELS[c.server], fixed(c.rps, 0), fixed(c.p50_ms, 2), fixed(c.p99_ms, 2), fixed(c.cpu_us_per_request, 0), fixed(c.server_cpu_percent, 0), fixed(c.client_cpu_percent, 0), fixed(c.rss_mb, 1), `${errors}${detail}`]);
+    const detail = errors
+      ? ` (${[c.wrong_bodies && `${c.wrong_bodies} wrong body`, c.wrong_statuses && `${c.wrong_statuses} wrong status`, c.socket_errors && `${c.socket_errors} socket`, c.timeouts && `${c.timeouts} timeout`].filter(Boolean).join(', ')})`
+      : '';
+    rows.push([
+      SCENARIO_LABELS[c.scenario],
+      LABELS[c.server],
+      fixed(c.rps, 0),
+      fixed(c.p50_ms, 2),
+      fixed(c.p99_ms, 2),
+      fixed(c.cpu_us_per_request, 0),
+      fixed(c.server_cpu_percent, 0),
+      fixed(c.client_cpu_percent, 0),
+      fixed(c.rss_mb, 1),
+      `${errors}${detail}`,
+    ]);
   }
   say(table(rows, [false, false, true, true, true, true, true, true, true, false]));
 
@@ -787,7 +881,10 @@ async function main(): Promise<number> {
   const ratio = (ours: ServerName, other: ServerName, scenario: ScenarioName, by: 'rps' | 'cpu'): number => {
     const a = cell(ours, scenario);
     const b = cell(other, scenario);
-    return rounded(by === 'rps' ? (a?.rps ?? Number.NaN) / (b?.rps ?? Number.NaN) : (b?.cpu_us_per_request ?? Number.NaN) / (a?.cpu_us_per_request ?? Number.NaN), 3);
+    return rounded(
+      by === 'rps' ? (a?.rps ?? Number.NaN) / (b?.rps ?? Number.NaN) : (b?.cpu_us_per_request ?? Number.NaN) / (a?.cpu_us_per_request ?? Number.NaN),
+      3,
+    );
   };
   type Comparison = { ours: ServerName; other: ServerName; minimum?: number; on?: ReadonlyArray<ScenarioName> };
   const allComparisons: Comparison[] = [
@@ -803,7 +900,8 @@ async function main(): Promise<number> {
   const cpuRatios: Record<string, Record<string, number>> = {};
   const ratioRows = [['ours ÷ other (req/s medians)', ...list.map((s) => s.name), 'target']];
   const cpuRows: string[][] = [['by CPU per request (other µs ÷ ours)', ...list.map(() => ''), '']];
-  const mark = (value: number | undefined, minimum: number | undefined, applies: boolean): string => `${fixed(value ?? Number.NaN, 2)}${minimum === undefined || !applies || value === undefined || !Number.isFinite(value) ? '' : value >= minimum ? ' ok' : ' BELOW'}`;
+  const mark = (value: number | undefined, minimum: number | undefined, applies: boolean): string =>
+    `${fixed(value ?? Number.NaN, 2)}${minimum === undefined || !applies || value === undefined || !Number.isFinite(value) ? '' : value >= minimum ? ' ok' : ' BELOW'}`;
   for (const c of comparisons) {
     const key = `${c.ours} ÷ ${c.other}`;
     const label = `${LABELS[c.ours]} ÷ ${LABELS[c.other]}`;
@@ -820,7 +918,11 @@ async function main(): Promise<number> {
     cpuRatios[key] = byCpu;
     ratioRows.push([label, ...list.map((s) => (s.name in byRps ? mark(byRps[s.name], c.minimum, applies(s.name)) : '')), target]);
     // The CPU ratio is a target only for the floor (the issue's "CPU ratio"); for Prism it is shown, not judged.
-    cpuRows.push([`  ${label}`, ...list.map((s) => (s.name in byCpu ? mark(byCpu[s.name], c.other === 'express-floor' ? c.minimum : undefined, applies(s.name)) : '')), c.other === 'express-floor' ? target : '']);
+    cpuRows.push([
+      `  ${label}`,
+      ...list.map((s) => (s.name in byCpu ? mark(byCpu[s.name], c.other === 'express-floor' ? c.minimum : undefined, applies(s.name)) : '')),
+      c.other === 'express-floor' ? target : '',
+    ]);
   }
   say();
   say(table([...ratioRows, ...cpuRows], [false, ...list.map(() => true), false]));
@@ -834,25 +936,42 @@ async function main(): Promise<number> {
       for (const scenario of list) {
         const c = cell(name, scenario.name);
         const rps = c?.rps ?? Number.NaN;
-        values[scenario.name] = { rps, ratio_to_memory: Number((rps / (cell('mock', scenario.name)?.rps ?? Number.NaN)).toFixed(3)), p99_ms: c?.p99_ms ?? Number.NaN, cpu_us_per_request: c?.cpu_us_per_request ?? Number.NaN };
+        values[scenario.name] = {
+          rps,
+          ratio_to_memory: Number((rps / (cell('mock', scenario.name)?.rps ?? Number.NaN)).toFixed(3)),
+          p99_ms: c?.p99_ms ?? Number.NaN,
+          cpu_us_per_request: c?.cpu_us_per_request ?? Number.NaN,
+        };
       }
       shared[name] = values;
       const label = name === 'mock' ? 'in memory (our mock)' : name === 'redis-1' ? 'one replica on Redis' : 'two replicas on one Redis';
-      sharedRows.push([label, ...list.map((s) => `${fixed(values[s.name]?.rps ?? Number.NaN, 0)} ×${fixed(values[s.name]?.ratio_to_memory ?? Number.NaN, 2)}`)]);
+      sharedRows.push([
+        label,
+        ...list.map((s) => `${fixed(values[s.name]?.rps ?? Number.NaN, 0)} ×${fixed(values[s.name]?.ratio_to_memory ?? Number.NaN, 2)}`),
+      ]);
     }
     say();
     say(table(sharedRows, [false, ...list.map(() => true)]));
   }
 
   // The stage table, with the load run's server CPU beside it.
-  const cpuOf = (name: ServerName): Partial<Record<OperationName, number>> => Object.fromEntries(OPERATIONS.map((o) => [o, cell(name, o)?.cpu_us_per_request ?? Number.NaN]));
-  const baselines: HttpBaselines = STAGE_SERVERS.filter((s) => present.includes(s)).map((s) => ({ key: s, label: s === 'mock' ? 'our mock (always)' : LABELS[s], cpu_us: cpuOf(s) }));
+  const cpuOf = (name: ServerName): Partial<Record<OperationName, number>> =>
+    Object.fromEntries(OPERATIONS.map((o) => [o, cell(name, o)?.cpu_us_per_request ?? Number.NaN]));
+  const baselines: HttpBaselines = STAGE_SERVERS.filter((s) => present.includes(s)).map((s) => ({
+    key: s,
+    label: s === 'mock' ? 'our mock (always)' : LABELS[s],
+    cpu_us: cpuOf(s),
+  }));
   const overhead = stageReport
-    ? (['always', 'sample'] as const).filter((mode) => present.includes(mode === 'always' ? 'mock' : 'mock-sample')).map((mode) => ({ mode, us: httpOverhead(stageReport, mode, cpuOf(mode === 'always' ? 'mock' : 'mock-sample')) }))
+    ? (['always', 'sample'] as const)
+        .filter((mode) => present.includes(mode === 'always' ? 'mock' : 'mock-sample'))
+        .map((mode) => ({ mode, us: httpOverhead(stageReport, mode, cpuOf(mode === 'always' ? 'mock' : 'mock-sample')) }))
     : [];
   if (stageReport) {
     say();
-    say(`stage table: ${stageReport.requests} requests per column after ${stageReport.warmup} to warm up, in ${stageReport.rounds} interleaved windows, one after another in one process (node ${stageReport.node_flags.join(' ') || '(no flags)'}); each stage's µs over every request (a stage some requests skipped shows the share that reached it)`);
+    say(
+      `stage table: ${stageReport.requests} requests per column after ${stageReport.warmup} to warm up, in ${stageReport.rounds} interleaved windows, one after another in one process (node ${stageReport.node_flags.join(' ') || '(no flags)'}); each stage's µs over every request (a stage some requests skipped shows the share that reached it)`,
+    );
     say(formatStageTable(stageReport, baselines, overhead));
   }
 
@@ -863,7 +982,9 @@ async function main(): Promise<number> {
     try {
       bundle = await measureBrowserBundle(mswEntry);
       say();
-      say(`service-external-api/msw for a browser: ${fixed(bundle.total_gzip / 1024, 1)} KB gzip in all, ${fixed(bundle.first_answer_gzip / 1024, 1)} KB before the first answer; ${bundle.chunks.map((c) => `${c.file} ${fixed(c.gzip / 1024, 1)} KB (${c.loaded})`).join(' · ')}`);
+      say(
+        `service-external-api/msw for a browser: ${fixed(bundle.total_gzip / 1024, 1)} KB gzip in all, ${fixed(bundle.first_answer_gzip / 1024, 1)} KB before the first answer; ${bundle.chunks.map((c) => `${c.file} ${fixed(c.gzip / 1024, 1)} KB (${c.loaded})`).join(' · ')}`,
+      );
       say(`  largest modules: ${bundle.top_modules.map((m) => `${m.module} ${fixed(m.bytes / 1024, 0)} KB`).join(' · ')}`);
     } catch (error) {
       failures.push(`the msw bundle: ${error instanceof Error ? error.message : String(error)}`);
@@ -873,7 +994,11 @@ async function main(): Promise<number> {
   // Targets: each from this run; one not measured in this run is left out.
   type Verdict = { target: string; value: number | Record<string, number> | null; met: boolean };
   const targets: Record<string, Verdict> = {};
-  const atMost = (value: number | undefined, limit: number): Verdict => ({ target: `<= ${limit}`, value: value ?? null, met: value !== undefined && Number.isFinite(value) && value <= limit });
+  const atMost = (value: number | undefined, limit: number): Verdict => ({
+    target: `<= ${limit}`,
+    value: value ?? null,
+    met: value !== undefined && Number.isFinite(value) && value <= limit,
+  });
   const bothAtLeast = (values: Record<string, number> | undefined, limit: number): Verdict => {
     const picked = Object.fromEntries(OPERATIONS.map((o) => [o, values?.[o] ?? Number.NaN]));
     return { target: `>= ${limit} on both operations`, value: picked, met: Object.values(picked).every((v) => Number.isFinite(v) && v >= limit) };
@@ -892,7 +1017,10 @@ async function main(): Promise<number> {
   if (memory) targets['rss_mb_after_session_writes'] = atMost(memory.rss_mb ?? undefined, TARGETS.rss_mb_after_session_writes);
   if (coldStarts['mock']) targets['cold_start_ms'] = atMost(coldStarts['mock'].median_ms, TARGETS.cold_start_ms);
   if (coldStarts[INSTALLED] && coldStarts['http']) {
-    targets['installed_cold_start_vs_node_http'] = atMost(Number((coldStarts[INSTALLED].median_ms / coldStarts['http'].median_ms).toFixed(2)), TARGETS.installed_cold_start_ratio);
+    targets['installed_cold_start_vs_node_http'] = atMost(
+      Number((coldStarts[INSTALLED].median_ms / coldStarts['http'].median_ms).toFixed(2)),
+      TARGETS.installed_cold_start_ratio,
+    );
   }
   if (helpMs) targets['installed_help_ms'] = atMost(helpMs.median_ms, TARGETS.help_ms);
   if (bundle) {
@@ -906,26 +1034,48 @@ async function main(): Promise<number> {
 
   if (full) {
     say();
-    say(`cold start to the first correct 200 (median of ${settings.coldStarts}): ${COLD_STARTS.filter((s) => coldStarts[s]).map((s) => `${LABELS[s]} ${fixed(coldStarts[s]?.median_ms, 0)} ms`).join(' · ')}`);
+    say(
+      `cold start to the first correct 200 (median of ${settings.coldStarts}): ${COLD_STARTS.filter((s) => coldStarts[s])
+        .map((s) => `${LABELS[s]} ${fixed(coldStarts[s]?.median_ms, 0)} ms`)
+        .join(' · ')}`,
+    );
     say(`RSS after all load: ${[...running.keys()].map((s) => `${LABELS[s]} ${fixed(finalRss[s], 1)} MB`).join(' · ')}`);
     say(`our mock after all load, heap after a forced GC: ${describeHeap(heapAfterLoad)}`);
-    if (mockState) say(`our mock's default session after the load: ${mockState.activities} activities, ${mockState.comment_threads} comment threads, GET /__mock/state ${(mockState.bytes / 1048576).toFixed(1)} MB`);
+    if (mockState)
+      say(
+        `our mock's default session after the load: ${mockState.activities} activities, ${mockState.comment_threads} comment threads, GET /__mock/state ${(mockState.bytes / 1048576).toFixed(1)} MB`,
+      );
     if (memory) {
-      say(`${memory.sessions} sessions × ${memory.writes_per_session} writes (${memory.order}; ${fixed(memory.rps, 0)} req/s, ${fixed(memory.cpu_us_per_request, 0)} µs/req; ${memory.sessions_checked}): RSS ${fixed(memory.rss_mb, 1)} MB; heap after a forced GC: ${describeHeap(memory.heap_after_gc)}`);
+      say(
+        `${memory.sessions} sessions × ${memory.writes_per_session} writes (${memory.order}; ${fixed(memory.rps, 0)} req/s, ${fixed(memory.cpu_us_per_request, 0)} µs/req; ${memory.sessions_checked}): RSS ${fixed(memory.rss_mb, 1)} MB; heap after a forced GC: ${describeHeap(memory.heap_after_gc)}`,
+      );
     }
   }
   const targetRows = [['target', 'value', 'limit', '']];
-  const shown = (v: Verdict['value']): string => (v === null ? 'n/a' : typeof v === 'number' ? fixed(v, 1) : Object.entries(v).map(([k, x]) => `${k} ${fixed(x, 2)}`).join(', '));
+  const shown = (v: Verdict['value']): string =>
+    v === null
+      ? 'n/a'
+      : typeof v === 'number'
+        ? fixed(v, 1)
+        : Object.entries(v)
+            .map(([k, x]) => `${k} ${fixed(x, 2)}`)
+            .join(', ');
   for (const [name, verdict] of Object.entries(targets)) targetRows.push([name, shown(verdict.value), verdict.target, verdict.met ? 'met' : 'NOT met']);
   say();
   say(table(targetRows, [false, true, false, false]));
   say(`Prism served: ${prism.used}`);
-  say(`machine load (1/5/15 min): before ${loadBefore.loadavg_1m} ${loadBefore.loadavg_5m} ${loadBefore.loadavg_15m}, after ${loadAfter.loadavg_1m} ${loadAfter.loadavg_5m} ${loadAfter.loadavg_15m} on ${loadAfter.cpus} CPUs`);
+  say(
+    `machine load (1/5/15 min): before ${loadBefore.loadavg_1m} ${loadBefore.loadavg_5m} ${loadBefore.loadavg_15m}, after ${loadAfter.loadavg_1m} ${loadAfter.loadavg_5m} ${loadAfter.loadavg_15m} on ${loadAfter.cpus} CPUs`,
+  );
 
   for (const c of cells) {
     const wrong = c.wrong_bodies + c.wrong_statuses;
-    if (wrong > 0) failures.push(`${LABELS[c.server]} ${c.scenario}: ${c.wrong_bodies} wrong bodies, ${c.wrong_statuses} unexpected statuses${c.runs.find((r) => r.sample_mismatch)?.sample_mismatch ? ` (e.g. ${c.runs.find((r) => r.sample_mismatch)?.sample_mismatch?.slice(0, 120)})` : ''}`);
-    if ((c.server === 'mock' || c.server === 'mock-sample' || c.server === 'redis-1' || c.server === 'redis-2') && c.socket_errors + c.timeouts > 0) failures.push(`${LABELS[c.server]} ${c.scenario}: ${c.socket_errors} socket errors, ${c.timeouts} timeouts`);
+    if (wrong > 0)
+      failures.push(
+        `${LABELS[c.server]} ${c.scenario}: ${c.wrong_bodies} wrong bodies, ${c.wrong_statuses} unexpected statuses${c.runs.find((r) => r.sample_mismatch)?.sample_mismatch ? ` (e.g. ${c.runs.find((r) => r.sample_mismatch)?.sample_mismatch?.slice(0, 120)})` : ''}`,
+      );
+    if ((c.server === 'mock' || c.server === 'mock-sample' || c.server === 'redis-1' || c.server === 'redis-2') && c.socket_errors + c.timeouts > 0)
+      failures.push(`${LABELS[c.server]} ${c.scenario}: ${c.socket_errors} socket errors, ${c.timeouts} timeouts`);
   }
 
   const report = {
@@ -933,7 +1083,14 @@ async function main(): Promise<number> {
     finished_at: new Date().toISOString(),
     git: gitRevision(),
     kind: full ? 'full' : 'stages',
-    machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? null, node: process.version, clk_tck: clkTck(), load_before: loadBefore, load_after: loadAfter },
+    machine: {
+      cpus: cpus().length,
+      cpu_model: cpus()[0]?.model ?? null,
+      node: process.version,
+      clk_tck: clkTck(),
+      load_before: loadBefore,
+      load_after: loadAfter,
+    },
     settings: { ...settings, out: relative(ROOT, settings.out) },
     mock_node_flags: startFlags(),
     prism,

@@ -19,7 +19,15 @@ export const SCENARIO_LABELS: Record<ScenarioName, string> = {
 export const OPERATIONS = ['resumeProject', 'closeGoal'] as const;
 export type OperationName = (typeof OPERATIONS)[number];
 
-export type Scenario = { name: ScenarioName; operationId: OperationName; path: string; auth: boolean; session: boolean; expectStatus: number; requests: RequestSpec[] };
+export type Scenario = {
+  name: ScenarioName;
+  operationId: OperationName;
+  path: string;
+  auth: boolean;
+  session: boolean;
+  expectStatus: number;
+  requests: RequestSpec[];
+};
 
 export type Fixtures = { tokens: Record<string, string>; projects: Record<string, string>; goals: Record<string, string> };
 
@@ -50,14 +58,24 @@ function need(record: Record<string, string>, key: string, what: string): string
 export function resumeRequest(fixtures: Fixtures, session?: string): RequestSpec {
   const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${need(fixtures.tokens, 'full_access', 'tokens')}` };
   if (session !== undefined) headers['x-mock-session'] = session;
-  return { method: 'POST', path: `${API}/projects/resume`, headers, body: JSON.stringify({ project_id: need(fixtures.projects, 'paused', 'projects'), message: RICH_TEXT }) };
+  return {
+    method: 'POST',
+    path: `${API}/projects/resume`,
+    headers,
+    body: JSON.stringify({ project_id: need(fixtures.projects, 'paused', 'projects'), message: RICH_TEXT }),
+  };
 }
 
 /** Close the open goal, achieved (closing a closed goal again is a 200 too), as the `full_access` persona. */
 export function closeRequest(fixtures: Fixtures, session?: string): RequestSpec {
   const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${need(fixtures.tokens, 'full_access', 'tokens')}` };
   if (session !== undefined) headers['x-mock-session'] = session;
-  return { method: 'POST', path: `${API}/goals/close`, headers, body: JSON.stringify({ goal_id: need(fixtures.goals, 'open', 'goals'), success: 'yes', success_status: 'achieved', retrospective: RICH_TEXT }) };
+  return {
+    method: 'POST',
+    path: `${API}/goals/close`,
+    headers,
+    body: JSON.stringify({ goal_id: need(fixtures.goals, 'open', 'goals'), success: 'yes', success_status: 'achieved', retrospective: RICH_TEXT }),
+  };
 }
 
 /** The load run's scenarios; `sessions` X-Mock-Session names (`bench-0` …) for the session scenario. */
@@ -81,9 +99,21 @@ export function scenarios(fixtures: Fixtures, sessions: number): Scenario[] {
 export function mockCheck(scenario: Pick<Scenario, 'operationId' | 'expectStatus'>, fixtures: Fixtures): BodyCheck {
   if (scenario.expectStatus === 401) return { kind: 'exact', body: 'Unauthorized' };
   if (scenario.operationId === 'closeGoal') {
-    return { kind: 'json-fields', fields: [{ path: ['goal', 'id'], equals: need(fixtures.goals, 'open', 'goals') }, { path: ['goal', 'is_closed'], equals: true }] };
+    return {
+      kind: 'json-fields',
+      fields: [
+        { path: ['goal', 'id'], equals: need(fixtures.goals, 'open', 'goals') },
+        { path: ['goal', 'is_closed'], equals: true },
+      ],
+    };
   }
-  return { kind: 'json-fields', fields: [{ path: ['project', 'id'], equals: need(fixtures.projects, 'paused', 'projects') }, { path: ['project', 'state'], equals: 'active' }] };
+  return {
+    kind: 'json-fields',
+    fields: [
+      { path: ['project', 'id'], equals: need(fixtures.projects, 'paused', 'projects') },
+      { path: ['project', 'state'], equals: 'active' },
+    ],
+  };
 }
 
 /**

@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { createMockCore, type MockCore, type MockRequest, type SelfCheckMode } from '../src/core.ts';
 import { isSelfCheckMode, SELF_CHECK_MODES } from '../src/reply.ts';
 import { setStageProbe } from '../src/stages.ts';
-import { HISTORY_LIMIT } from '../src/store.ts';
+import { EVENT_JOURNAL_LIMIT } from '../src/store.ts';
 import { bodyMatcher, type RequestSpec } from './job.ts';
 import { mockCheck, OPERATIONS, parseFixtures, scenarios, type OperationName } from './scenarios.ts';
 import { addSums, emptySums, perRequest, StageRecorder, type StageReport, type StageSums } from './stagetable.ts';
@@ -98,10 +98,13 @@ function positive(name: string, raw: string | undefined, fallback: number): numb
   return n;
 }
 
-const { values } = parseArgs({ options: { requests: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, modes: { type: 'string' } }, strict: true });
+const { values } = parseArgs({
+  options: { requests: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, modes: { type: 'string' } },
+  strict: true,
+});
 const requests = positive('requests', values.requests, 3000);
-// The history tables are trimmed at HISTORY_LIMIT plus a tenth: past that, the session is in its steady state.
-const warmup = positive('warmup', values.warmup, Math.ceil((HISTORY_LIMIT * 1.1) / OPERATIONS.length) + 100);
+// The history tables are trimmed at EVENT_JOURNAL_LIMIT plus a tenth: past that, the session is in its steady state.
+const warmup = positive('warmup', values.warmup, Math.ceil((EVENT_JOURNAL_LIMIT * 1.1) / OPERATIONS.length) + 100);
 const rounds = Math.min(requests, positive('rounds', values.rounds, 3));
 const modes = (values.modes ?? SELF_CHECK_MODES.join(',')).split(',').map((m) => m.trim());
 if (!modes.every(isSelfCheckMode) || modes.length === 0) {
@@ -140,7 +143,9 @@ const report: StageReport = {
   requests,
   warmup,
   rounds,
-  results: cores.flatMap(({ mode, operations }) => operations.map((o) => ({ mode, operation: o.name, figures: perRequest(totals.get(`${mode} ${o.name}`) ?? emptySums()) }))),
+  results: cores.flatMap(({ mode, operations }) =>
+    operations.map((o) => ({ mode, operation: o.name, figures: perRequest(totals.get(`${mode} ${o.name}`) ?? emptySums()) })),
+  ),
   failures,
 };
 process.stdout.write(`${JSON.stringify(report)}\n`);

@@ -130,7 +130,11 @@ export type StageReport = {
 export type HttpBaselines = Array<{ key: string; label: string; cpu_us: Partial<Record<OperationName, number>> }>;
 
 /** "HTTP + Express": a mock row's server CPU per request minus the in-process CPU per request of the same mode. */
-export function httpOverhead(report: StageReport, mode: SelfCheckMode, serverCpu: Partial<Record<OperationName, number>>): Partial<Record<OperationName, number>> {
+export function httpOverhead(
+  report: StageReport,
+  mode: SelfCheckMode,
+  serverCpu: Partial<Record<OperationName, number>>,
+): Partial<Record<OperationName, number>> {
   const out: Partial<Record<OperationName, number>> = {};
   for (const operation of OPERATIONS) {
     const inProcess = report.results.find((r) => r.mode === mode && r.operation === operation)?.figures.cpu_us;
@@ -143,12 +147,21 @@ export function httpOverhead(report: StageReport, mode: SelfCheckMode, serverCpu
 const SHORT: Record<OperationName, string> = { resumeProject: 'resume', closeGoal: 'close' };
 
 /** The stage table: a column per mode and operation; below it, the load run's server CPU and the HTTP + Express share. */
-export function formatStageTable(report: StageReport, http: HttpBaselines = [], overhead: Array<{ mode: SelfCheckMode; us: Partial<Record<OperationName, number>> }> = []): string {
+export function formatStageTable(
+  report: StageReport,
+  http: HttpBaselines = [],
+  overhead: Array<{ mode: SelfCheckMode; us: Partial<Record<OperationName, number>> }> = [],
+): string {
   const columns = report.results;
   const header = ['µs per request (in process)', ...columns.map((c) => `${c.mode} ${SHORT[c.operation]}`)];
   const rows = [header];
   for (const stage of STAGES) {
-    rows.push([`  ${stage}`, ...columns.map((c) => `${fixed(c.figures.stages_us[stage], 1)}${c.figures.reached[stage] < 1 ? ` (${Math.round(c.figures.reached[stage] * 100)}%)` : ''}`)]);
+    rows.push([
+      `  ${stage}`,
+      ...columns.map(
+        (c) => `${fixed(c.figures.stages_us[stage], 1)}${c.figures.reached[stage] < 1 ? ` (${Math.round(c.figures.reached[stage] * 100)}%)` : ''}`,
+      ),
+    ]);
   }
   rows.push(['  after the last mark', ...columns.map((c) => fixed(c.figures.after_last_mark_us, 1))]);
   rows.push(['sum of the stages (wall)', ...columns.map((c) => fixed(c.figures.wall_us, 1))]);

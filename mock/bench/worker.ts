@@ -94,7 +94,8 @@ const serverSeconds = ticksBefore !== undefined && ticksAfter !== undefined ? (t
 const sorted = measured.latencies.slice(0, measured.count).sort();
 const sum = sorted.reduce((a, b) => a + b, 0);
 const statuses: Record<string, number> = {};
-for (const result of measured.results) for (const [status, stat] of Object.entries(result.statusCodeStats)) statuses[status] = (statuses[status] ?? 0) + stat.count;
+for (const result of measured.results)
+  for (const [status, stat] of Object.entries(result.statusCodeStats)) statuses[status] = (statuses[status] ?? 0) + stat.count;
 
 const output: WorkerResult = {
   ...measuredCounts,

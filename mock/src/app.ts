@@ -20,7 +20,7 @@ export { DEFAULT_BODY_LIMIT, fixturesOf };
  * The parts of a running mock that tests and the CLI may look at. `store()` reads an in-memory session in place; with
  * `sessions` kept elsewhere (a shared store), use `sessions.read` instead.
  */
-export type MockInternals = { seed: Seed; sessions: Sessions; core: MockCore; store(session?: string): Store };
+type MockInternals = { seed: Seed; sessions: Sessions; core: MockCore; store(session?: string): Store };
 
 export type MockApp = express.Express & { mock: MockInternals };
 
@@ -32,7 +32,8 @@ export function createMockApp(options: MockOptions = {}): MockApp {
   const sessions = options.sessions ?? memorySessions(seed, now, options);
   const core = createMockCore({ ...options, seed, now, sessions });
   const store = (session?: string): Store => {
-    if (!(sessions instanceof MemorySessions)) throw new Error('store() reads in-memory sessions only; this mock keeps them elsewhere (use mock.sessions.read)');
+    if (!(sessions instanceof MemorySessions))
+      throw new Error('store() reads in-memory sessions only; this mock keeps them elsewhere (use mock.sessions.read)');
     return sessions.get(session).store;
   };
 
@@ -67,7 +68,14 @@ export function createMockApp(options: MockOptions = {}): MockApp {
   return Object.assign(app, { mock: { seed, sessions, core, store } });
 }
 
-async function serve(core: MockCore, req: Request, res: Response, receivedAt: number | undefined, body: Uint8Array, bodyError?: MockRequest['bodyError']): Promise<void> {
+async function serve(
+  core: MockCore,
+  req: Request,
+  res: Response,
+  receivedAt: number | undefined,
+  body: Uint8Array,
+  bodyError?: MockRequest['bodyError'],
+): Promise<void> {
   const headers = req.headers;
   // Node keeps the first of a repeated Authorization or Content-Type and joins other repeated headers with ", ".
   const header = (name: string): string | undefined => {

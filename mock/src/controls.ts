@@ -40,7 +40,9 @@ export function eventView(store: Store, event: WriteEvent): Control['schemas']['
   const s = store.state;
   const person = (uuid: string) => ({ id: idOf(s.people, uuid), full_name: s.people.find((p) => p.uuid === uuid)?.full_name ?? null });
   const a = event.activity;
-  const record = a.project_uuid ? { type: 'project' as const, id: idOf(s.projects, a.project_uuid) } : { type: 'goal' as const, id: idOf(s.goals, a.goal_uuid ?? '') };
+  const record = a.project_uuid
+    ? { type: 'project' as const, id: idOf(s.projects, a.project_uuid) }
+    : { type: 'goal' as const, id: idOf(s.goals, a.goal_uuid ?? '') };
   return {
     seq: event.seq,
     at: event.at,
@@ -99,7 +101,8 @@ function isPersona(value: string): value is (typeof PERSONAS)[number] {
  * writing: the record before a write, for a client (the contract suite's left-alone rule) to compare answers with.
  */
 function recordView(store: Store, seed: Seed, now: Date, id: string, as: string): { status: number; body: unknown } {
-  if (!isPersona(as)) return { status: 400, body: errors.MOCK_CONTROL_ERROR(`as must be a persona of the fixtures (${PERSONAS.join(', ')}), got "${as.slice(0, 80)}"`).body };
+  if (!isPersona(as))
+    return { status: 400, body: errors.MOCK_CONTROL_ERROR(`as must be a persona of the fixtures (${PERSONAS.join(', ')}), got "${as.slice(0, 80)}"`).body };
   const caller = seed.fixtures.people[as];
   if (caller === undefined) return { status: 400, body: errors.MOCK_CONTROL_ERROR(`the seed names no person for ${as}`).body };
   const decoded = decodeId(id);
@@ -120,7 +123,10 @@ export async function control(request: ControlRequest, seed: Seed, sessions: Ses
   try {
     return await answerControl(request, seed, sessions, now);
   } catch (error) {
-    const reply = error instanceof StoreUnavailable ? errors.MOCK_STORE_UNAVAILABLE(error.message) : errors.MOCK_CONTROL_FAILED(`${request.method} ${request.pathname.slice(0, 100)}`, error);
+    const reply =
+      error instanceof StoreUnavailable
+        ? errors.MOCK_STORE_UNAVAILABLE(error.message)
+        : errors.MOCK_CONTROL_FAILED(`${request.method} ${request.pathname.slice(0, 100)}`, error);
     return json(reply.status, reply.body);
   }
 }

@@ -63,7 +63,7 @@ export type CoreOptions = {
 
 export { DEFAULT_BODY_LIMIT };
 
-export type FetchOptions = { basePath?: string; session?: string };
+type FetchOptions = { basePath?: string; session?: string };
 
 export type MockCore = {
   seed: Seed;
@@ -162,13 +162,22 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
           // A forced answer (Prefer: code / example) replaces the operation once the operation is known: no state change.
           result = await answer(request, url, { operations, sessions, session: name.name, force: (id) => forcedReply(id, preferences) });
         }
-        const wait = prefer.ok && prefer.value.delay !== undefined ? prefer.value.delay : options.delay ? options.delay.min + Math.random() * (options.delay.max - options.delay.min) : 0;
+        const wait =
+          prefer.ok && prefer.value.delay !== undefined
+            ? prefer.value.delay
+            : options.delay
+              ? options.delay.min + Math.random() * (options.delay.max - options.delay.min)
+              : 0;
         if (wait > 0) await sleep(wait);
       }
       operationId = result.options.operationId;
     } catch (error) {
       if (error instanceof StoreUnavailable) result = { reply: errors.MOCK_STORE_UNAVAILABLE(error.message), options: {} };
-      else result = { reply: errors.MOCK_RESPONSE_INVALID([`the mock failed: ${error instanceof Error ? error.message : String(error)}`]), options: { entry: true } };
+      else
+        result = {
+          reply: errors.MOCK_RESPONSE_INVALID([`the mock failed: ${error instanceof Error ? error.message : String(error)}`]),
+          options: { entry: true },
+        };
       operationId = undefined;
     }
     let framed = frameReply(result.reply, result.options, allowed.headers.slice());
@@ -222,7 +231,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
 const FIRST_ONLY = new Set(['authorization', 'content-type']);
 
 /** A WHATWG Request as the core reads it: the body read whole (up to the limit), its target relative to `basePath`. */
-export async function fromFetchRequest(request: Request, bodyLimit: number, options: FetchOptions = {}): Promise<MockRequest> {
+async function fromFetchRequest(request: Request, bodyLimit: number, options: FetchOptions = {}): Promise<MockRequest> {
   const url = new URL(request.url);
   const basePath = options.basePath ?? '';
   const path = basePath && url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) || '/' : url.pathname;

@@ -23,7 +23,7 @@ const responseJson = (response: string, example?: string): Record<string, unknow
   specJson(`#/components/responses/${response}/content/application~1json/${example ? `examples/${example}/value` : 'example'}`);
 
 /** How production frames the body: no Content-Type header at all, JSON, or an HTML error view. */
-export type Framing = 'none' | 'json' | 'html';
+type Framing = 'none' | 'json' | 'html';
 
 export type ErrorReply = { status: number; body: string | Record<string, unknown>; framing: Framing; code: string };
 
@@ -47,7 +47,12 @@ function endpointError(code: string, status: number, asHtml: string, asJson: Rec
   return (errorViewIsJson) => (errorViewIsJson ? jsonReply : htmlReply);
 }
 
-export const INVALID_JSON = endpointError('INVALID_JSON', 400, specText('ResumeProjectBadRequest', 'text/html'), specJson('#/components/examples/InvalidJsonAcceptJson/value'));
+export const INVALID_JSON = endpointError(
+  'INVALID_JSON',
+  400,
+  specText('ResumeProjectBadRequest', 'text/html'),
+  specJson('#/components/examples/InvalidJsonAcceptJson/value'),
+);
 export const PAYLOAD_TOO_LARGE = endpointError('PAYLOAD_TOO_LARGE', 413, specText('PayloadTooLarge', 'text/html'), responseJson('PayloadTooLarge'));
 export const ROUTE_NOT_FOUND = endpointError('ROUTE_NOT_FOUND', 404, 'Not Found', { errors: { detail: 'Not Found' } });
 /** The router raised (a malformed percent escape in the path): the error view's 500. */
@@ -56,13 +61,15 @@ export const NOT_ACCEPTABLE = html('NOT_ACCEPTABLE', 406, specText('NotAcceptabl
 export const UNSUPPORTED_MEDIA_TYPE = json('UNSUPPORTED_MEDIA_TYPE', 415, responseJson('UnsupportedMediaType'));
 export const METHOD_NOT_ALLOWED = plain('METHOD_NOT_ALLOWED', 405, specText('MethodNotAllowed', 'text/plain'));
 export const MISSING_QUERY_NAME = plain('MISSING_QUERY_NAME', 400, 'Missing query name');
-export const INVALID_QUERY_NAME = (segments: ReadonlyArray<string>): ErrorReply => plain('INVALID_QUERY_NAME', 400, `Invalid query name: ${segments.join('/')}`);
+export const INVALID_QUERY_NAME = (segments: ReadonlyArray<string>): ErrorReply =>
+  plain('INVALID_QUERY_NAME', 400, `Invalid query name: ${segments.join('/')}`);
 export const MUTATION_NOT_FOUND = plain('MUTATION_NOT_FOUND', 404, 'Mutation not found');
 export const QUERY_NOT_FOUND = plain('QUERY_NOT_FOUND', 404, 'Query not found');
 
 // Input decoding (ParseInputs): sent with send_resp, so no Content-Type, before the token is looked at.
 export const UNKNOWN_INPUT_FIELD = (name: string): ErrorReply => service('UNKNOWN_INPUT_FIELD', 400, 'Bad request', `Unknown input field: ${name}`, 'none');
-export const UNKNOWN_INPUT_TYPE = (type: 'string' | 'boolean'): ErrorReply => service('UNKNOWN_INPUT_TYPE', 400, 'Bad request', `Unknown input type: ${type}`, 'none');
+export const UNKNOWN_INPUT_TYPE = (type: 'string' | 'boolean'): ErrorReply =>
+  service('UNKNOWN_INPUT_TYPE', 400, 'Bad request', `Unknown input type: ${type}`, 'none');
 export const INVALID_ENUM_VALUE = (name: string, printed: string, allowed: ReadonlyArray<string>): ErrorReply =>
   service('INVALID_ENUM_VALUE', 400, 'Bad request', `Invalid value for enum ${name}: ${printed}. Allowed values: ${allowed.join(', ')}`, 'none');
 export const NULL_FIELD = (name: string): ErrorReply => service('NULL_FIELD', 400, 'Bad request', `Field '${name}' cannot be null`, 'none');
@@ -95,12 +102,20 @@ export const MOCK_RESPONSE_INVALID = (violations: ReadonlyArray<string>): ErrorR
 export const MOCK_CONTROL_FAILED = (what: string, error: unknown): ErrorReply => ({
   code: 'MOCK_CONTROL_FAILED',
   status: 500,
-  body: { error: 'Mock control failed', message: `${what} failed: ${error instanceof Error ? `${error.name}: ${error.message.split('\n')[0] ?? ''}` : 'an unexpected error'}`.slice(0, 500) },
+  body: {
+    error: 'Mock control failed',
+    message: `${what} failed: ${error instanceof Error ? `${error.name}: ${error.message.split('\n')[0] ?? ''}` : 'an unexpected error'}`.slice(0, 500),
+  },
   framing: 'json',
 });
 
 /** Not production's: a mock control (Prefer, X-Mock-Session) was used wrongly. */
-export const MOCK_CONTROL_ERROR = (message: string): ErrorReply => ({ code: 'MOCK_CONTROL_ERROR', status: 400, body: { error: 'Mock control error', message }, framing: 'json' });
+export const MOCK_CONTROL_ERROR = (message: string): ErrorReply => ({
+  code: 'MOCK_CONTROL_ERROR',
+  status: 400,
+  body: { error: 'Mock control error', message },
+  framing: 'json',
+});
 
 /**
  * Not production's: a write that production would store, but whose rich-text document alone is larger than what the
@@ -110,7 +125,10 @@ export const MOCK_CONTROL_ERROR = (message: string): ErrorReply => ({ code: 'MOC
 export const MOCK_STORAGE_LIMIT = (detail: string): ErrorReply => ({
   code: 'MOCK_STORAGE_LIMIT',
   status: 507,
-  body: { error: 'Mock storage limit', message: `The mock did not apply this write: ${detail} (--max-session-bytes). Production would store it; send the mock a smaller document.` },
+  body: {
+    error: 'Mock storage limit',
+    message: `The mock did not apply this write: ${detail} (--max-session-bytes). Production would store it; send the mock a smaller document.`,
+  },
   framing: 'json',
 });
 
@@ -118,4 +136,9 @@ export const MOCK_STORAGE_LIMIT = (detail: string): ErrorReply => ({
  * Not production's, and never sent by a mock that keeps its state in memory: the shared store (`--store redis://…`)
  * cannot be reached or did not answer in time. The request may or may not have been applied; retry it.
  */
-export const MOCK_STORE_UNAVAILABLE = (message: string): ErrorReply => ({ code: 'MOCK_STORE_UNAVAILABLE', status: 503, body: { error: 'Mock store unavailable', message }, framing: 'json' });
+export const MOCK_STORE_UNAVAILABLE = (message: string): ErrorReply => ({
+  code: 'MOCK_STORE_UNAVAILABLE',
+  status: 503,
+  body: { error: 'Mock store unavailable', message },
+  framing: 'json',
+});

@@ -14,12 +14,15 @@ export function misdirected(host: string, allowed: ReadonlySet<string>, what: st
   const shown = [...allowed].slice(0, 6).join(', ');
   return {
     status: 421,
-    body: { error: 'Misdirected request', message: `${what} does not answer Host ${JSON.stringify(host.slice(0, 100))} (it answers ${shown}${allowed.size > 6 ? ', …' : ''}); a deployment behind another name starts it with --allowed-host NAME` },
+    body: {
+      error: 'Misdirected request',
+      message: `${what} does not answer Host ${JSON.stringify(host.slice(0, 100))} (it answers ${shown}${allowed.size > 6 ? ', …' : ''}); a deployment behind another name starts it with --allowed-host NAME`,
+    },
   };
 }
 
 /** Whether an Origin is this machine's own (http or https on localhost, 127.0.0.1 or [::1], any port). */
-export function isLoopbackOrigin(origin: string): boolean {
+function isLoopbackOrigin(origin: string): boolean {
   return /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/i.test(origin);
 }
 
@@ -37,6 +40,9 @@ export function controlOriginAllowed(origin: string | undefined, named: Readonly
 export function crossOrigin(method: string, path: string, origin: string): { status: 403; body: { error: string; message: string } } {
   return {
     status: 403,
-    body: { error: 'Cross-origin request refused', message: `${method} ${path.slice(0, 100)} from origin ${JSON.stringify(origin.slice(0, 100))} is refused: only loopback origins, or the ones named with --cors-origin, may change this server's state` },
+    body: {
+      error: 'Cross-origin request refused',
+      message: `${method} ${path.slice(0, 100)} from origin ${JSON.stringify(origin.slice(0, 100))} is refused: only loopback origins, or the ones named with --cors-origin, may change this server's state`,
+    },
   };
 }

@@ -32,4 +32,3 @@ export function listenHosts(host: string, port: number, extra: ReadonlyArray<str
 export function isHostName(text: string): boolean {
   return /^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?)(:\d{1,5})?$/i.test(text);
 }
-

@@ -37,7 +37,7 @@ export function newUuid(): string {
   return String.fromCharCode(...codes);
 }
 
-export function isUuid(value: string): boolean {
+function isUuid(value: string): boolean {
   return UUID_PATTERN.test(value);
 }
 
@@ -72,7 +72,12 @@ function uuidFromBigInt(n: bigint): string {
  * follow one that did not fit). Helpers.id_with_comments/2.
  */
 export function slug(name: string): string {
-  const words = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').split('-').filter(Boolean);
+  const words = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .split('-')
+    .filter(Boolean);
   let out = '';
   for (const word of words) {
     if (out === '') out = word;

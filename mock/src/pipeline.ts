@@ -116,7 +116,8 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
   const segments = url.pathname.split('/').filter(Boolean);
   const routed = segments.map(percentDecode);
   if (routed.some((s) => s === undefined)) return { reply: errors.ROUTER_CRASH(errorsAsJson), options: {} };
-  const under = (forward: ReadonlyArray<string>, path: ReadonlyArray<string | undefined>): boolean => path.length >= forward.length && forward.every((p, i) => path[i] === p);
+  const under = (forward: ReadonlyArray<string>, path: ReadonlyArray<string | undefined>): boolean =>
+    path.length >= forward.length && forward.every((p, i) => path[i] === p);
   const internal = !under(deps.operations.prefix, routed) && under(INTERNAL_PREFIX, routed);
   const prefix = internal ? INTERNAL_PREFIX : deps.operations.prefix;
   if (!under(prefix, routed)) return { reply: errors.ROUTE_NOT_FOUND(errorsAsJson), options: {} };
@@ -150,7 +151,8 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
   const params = mergeParams(query, parsed.params);
   for (const field of model.fields) {
     const value = field.kind === 'rich-text' ? params[field.name] : undefined;
-    if (typeof value === 'string' && tooManyTokens(value)) return { reply: errors.PAYLOAD_TOO_LARGE(errorsAsJson), options: internal ? { entry: true } : { operationId, entry: true } };
+    if (typeof value === 'string' && tooManyTokens(value))
+      return { reply: errors.PAYLOAD_TOO_LARGE(errorsAsJson), options: internal ? { entry: true } : { operationId, entry: true } };
   }
   const decoded = decodeInputs(model.fields, params);
   if (!decoded.ok) return { reply: decoded.error, options: internal ? {} : { operationId } };

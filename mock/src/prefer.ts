@@ -7,8 +7,6 @@ import * as errors from './errors.ts';
 import { MAX_DELAY_MS } from './limits.ts';
 import type { Reply } from './reply.ts';
 
-export { MAX_DELAY_MS };
-
 export type Preferences = { code?: number; example?: string; delay?: number };
 
 /** Reads `Prefer: code=404, example=name, delay=800` (also `;`-separated); unknown preferences are ignored. */
@@ -26,7 +24,8 @@ export function parsePrefer(header: string | undefined): { ok: true; value: Pref
     } else if (key === 'example') {
       value.example = raw;
     } else if (key === 'delay') {
-      if (!/^\d+$/.test(raw) || Number(raw) > MAX_DELAY_MS) return { ok: false, error: errors.MOCK_CONTROL_ERROR(`Prefer: delay must be whole milliseconds from 0 to ${MAX_DELAY_MS}, got "${raw}"`) };
+      if (!/^\d+$/.test(raw) || Number(raw) > MAX_DELAY_MS)
+        return { ok: false, error: errors.MOCK_CONTROL_ERROR(`Prefer: delay must be whole milliseconds from 0 to ${MAX_DELAY_MS}, got "${raw}"`) };
       value.delay = Number(raw);
     }
   }
@@ -50,7 +49,9 @@ export function forcedReply(operationId: string, preferences: Preferences): Repl
   if (!chosen) {
     const names = candidates.map((e) => e.name).filter((n) => n !== undefined);
     const scope = preferences.code === undefined ? operationId : `${operationId} ${preferences.code}`;
-    return errors.MOCK_CONTROL_ERROR(`Prefer: example=${preferences.example ?? ''} is not an example of ${scope}; examples: ${names.join(', ') || '(none named)'}`);
+    return errors.MOCK_CONTROL_ERROR(
+      `Prefer: example=${preferences.example ?? ''} is not an example of ${scope}; examples: ${names.join(', ') || '(none named)'}`,
+    );
   }
   const framing = FRAMING[chosen.mediaType] ?? 'json';
   if (chosen.status === 200 && isObject(chosen.value)) return { code: 'OK', status: 200, body: chosen.value, framing: 'json' };

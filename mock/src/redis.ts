@@ -25,12 +25,30 @@
 // client reconnects on its own. Every failure is `StoreUnavailable`, which the core answers with its 503.
 import { createHash } from 'node:crypto';
 import { Redis, ReplyError, type RedisOptions } from 'ioredis';
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION, REQUEST_JOURNAL_LIMIT, StoreUnavailable, type RequestEntry, type RequestRecord, type SessionSummary, type Sessions } from './sessions.ts';
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION,
+  REQUEST_JOURNAL_LIMIT,
+  StoreUnavailable,
+  type RequestEntry,
+  type RequestRecord,
+  type SessionSummary,
+  type Sessions,
+} from './sessions.ts';
 import type { Seed, State } from './state.ts';
-import { DEFAULT_SESSION_BYTES, EVENT_JOURNAL_LIMIT, HISTORY_LIMIT, HISTORY_TABLES, Store, threadBytes, type HistoryTable, type StoreOptions, type WriteEvent } from './store.ts';
+import {
+  DEFAULT_SESSION_BYTES,
+  EVENT_JOURNAL_LIMIT,
+  HISTORY_TABLES,
+  Store,
+  threadBytes,
+  type HistoryTable,
+  type StoreOptions,
+  type WriteEvent,
+} from './store.ts';
 
-export const DEFAULT_STORE_PREFIX = 'service-external-api';
-export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
+const DEFAULT_STORE_PREFIX = 'service-external-api';
+const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
 const STORE_PREFIX = /^[A-Za-z0-9._:/@-]{1,100}$/;
 
 /** The writes of one session sent in one transaction, at most. */
@@ -45,7 +63,7 @@ const POLICY_RECHECK_MS = 5000;
  * their activities, a journal without its writes) while every write was answered 200. Only `noeviction` keeps every
  * key; a full Redis then refuses writes, which the mock answers with its 503.
  */
-export function evictionProblem(info: string): string | undefined {
+function evictionProblem(info: string): string | undefined {
   const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
   if (policy === undefined || policy === 'noeviction') return undefined;
   return `its maxmemory-policy is ${policy}, which lets Redis evict the mock's keys and tear sessions; set it to noeviction (CONFIG SET maxmemory-policy noeviction, or "maxmemory-policy noeviction" in redis.conf)`;
@@ -62,7 +80,10 @@ export type StoreTarget = {
 
 /** `redis://[user:password@]host[:port][/db][?timeout=MS]` (or `rediss://` for TLS), or one line saying what is wrong. */
 export function parseStoreUrl(text: string, name = '--store'): { ok: true; target: StoreTarget } | { ok: false; message: string } {
-  const bad = (why: string): { ok: false; message: string } => ({ ok: false, message: `${name} ${why}; expected redis://host:port/db, e.g. redis://127.0.0.1:6379/0` });
+  const bad = (why: string): { ok: false; message: string } => ({
+    ok: false,
+    message: `${name} ${why}; expected redis://host:port/db, e.g. redis://127.0.0.1:6379/0`,
+  });
   let url: URL;
   try {
     url = new URL(text.trim());
@@ -107,7 +128,7 @@ export function parseStoreUrl(text: string, name = '--store'): { ok: true; targe
 }
 
 /** The key prefix, or one line saying what is wrong with it. */
-export function storePrefixError(prefix: string): string | undefined {
+function storePrefixError(prefix: string): string | undefined {
   return STORE_PREFIX.test(prefix) ? undefined : `--store-prefix must be 1 to 100 of A-Z a-z 0-9 . _ : / @ -, got "${prefix.slice(0, 120)}"`;
 }
 
@@ -330,7 +351,7 @@ export class RedisSessions implements Sessions {
     this.#seedId = createHash('sha256').update(JSON.stringify(options.seed.state)).digest('hex').slice(0, 16);
     this.#prefix = options.prefix ?? DEFAULT_STORE_PREFIX;
     this.#storeOptions = options.storeOptions ?? { now: () => new Date() };
-    this.#historyLimit = this.#storeOptions.historyLimit ?? HISTORY_LIMIT;
+    this.#historyLimit = this.#storeOptions.historyLimit ?? EVENT_JOURNAL_LIMIT;
     // A write's store holds only the rows it adds (and the notifications): Redis trims, never the working copy.
     this.#workOptions = { ...this.#storeOptions, historyLimit: Number.POSITIVE_INFINITY };
     this.#max = Math.max(1, options.maxSessions ?? DEFAULT_MAX_SESSIONS);
@@ -359,7 +380,13 @@ export class RedisSessions implements Sessions {
     const multi = this.#client.multi().del(key, ...HISTORY_TABLES.map((t) => `${key}:${t}`));
     const costs = state.comment_threads.map((row) => threadBytes(row.message));
     multi.del(`${key}:comment_threads:bytes`);
-    multi.hset(key, 'base', JSON.stringify({ ...state, ...EMPTY_HISTORY }), 'tb', costs.reduce((sum, bytes) => sum + bytes, 0));
+    multi.hset(
+      key,
+      'base',
+      JSON.stringify({ ...state, ...EMPTY_HISTORY }),
+      'tb',
+      costs.reduce((sum, bytes) => sum + bytes, 0),
+    );
     for (const table of HISTORY_TABLES) {
       const rows = state[table];
       if (rows.length > 0) multi.rpush(`${key}:${table}`, ...rows.map((row) => JSON.stringify(row)));
@@ -448,7 +475,12 @@ export class RedisSessions implements Sessions {
     const rows: Partial<Record<HistoryTable, string[]>> = {};
     for (const [i, table] of HISTORY_TABLES.entries()) rows[table] = strings(tables[i], table);
     const state = this.#state(name, text(base, 'state'), rows);
-    return fn(new Store(state, this.#storeOptions, { events: readRows<WriteEvent>(name, 'the event journal', strings(events, 'event journal')), seq: Number(text(seq, 'seq')) }));
+    return fn(
+      new Store(state, this.#storeOptions, {
+        events: readRows<WriteEvent>(name, 'the event journal', strings(events, 'event journal')),
+        seq: Number(text(seq, 'seq')),
+      }),
+    );
   }
 
   write<T>(name: string, fn: (store: Store) => T): Promise<T> {
@@ -506,7 +538,9 @@ export class RedisSessions implements Sessions {
       for (const pending of batch) pending.run(store);
       if (store.seq === seq) return;
 
-      const rows = HISTORY_TABLES.map((table) => (table === 'notifications' ? state.notifications.slice(notifications.length) : state[table]).map((row) => JSON.stringify(row)));
+      const rows = HISTORY_TABLES.map((table) =>
+        (table === 'notifications' ? state.notifications.slice(notifications.length) : state[table]).map((row) => JSON.stringify(row)),
+      );
       const events = store.events.slice(seq - store.seq).map((event) => JSON.stringify(event));
       const committed = await this.#run('commit', name, [
         version,
@@ -523,7 +557,8 @@ export class RedisSessions implements Sessions {
         ...store.threadCosts(),
       ]);
       if (committed === 1) return;
-      if (attempt >= MAX_ATTEMPTS) throw new StoreUnavailable(`The mock's shared store (Redis) had ${MAX_ATTEMPTS} conflicting writes in a row on session ${name}; retry it.`);
+      if (attempt >= MAX_ATTEMPTS)
+        throw new StoreUnavailable(`The mock's shared store (Redis) had ${MAX_ATTEMPTS} conflicting writes in a row on session ${name}; retry it.`);
       // Another process wrote first: load again, after a moment so the two do not collide again.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 10)));
     }

@@ -18,7 +18,7 @@ export type ReplyOptions = {
 };
 
 /** The media type a reply is documented under: plain-text and JSON bodies sent without a Content-Type included. */
-export function mediaTypeOf(reply: Reply): string {
+function mediaTypeOf(reply: Reply): string {
   if (reply.framing === 'html') return 'text/html';
   return typeof reply.body === 'string' ? 'text/plain' : 'application/json';
 }
@@ -76,9 +76,15 @@ export function createReplyChecker(validator?: SchemaValidator): ReplyChecker {
     const contentType = CONTENT_TYPES[reply.framing];
     if (!framed && contentType) headers['content-type'] = contentType;
     const text = framed?.body ?? (typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
-    const violations = checkResponse(operationId, { status: reply.status, headers, text, body: reply.body }, { validator: schemas, unknownFields: false, warnings: false });
+    const violations = checkResponse(
+      operationId,
+      { status: reply.status, headers, text, body: reply.body },
+      { validator: schemas, unknownFields: false, warnings: false },
+    );
     const media = mediaTypeOf(reply);
-    return errorsOf(violations).map((v) => (v.location[1] === 'body' ? `${operationId} ${reply.status} ${media}: /${v.location.slice(2).join('/')} ${v.message}` : v.message));
+    return errorsOf(violations).map((v) =>
+      v.location[1] === 'body' ? `${operationId} ${reply.status} ${media}: /${v.location.slice(2).join('/')} ${v.message}` : v.message,
+    );
   };
   if (validator) return (reply, operationId, framed) => (operationId ? check(validator, reply, operationId, framed) : []);
   let verdicts: Verdicts | undefined;

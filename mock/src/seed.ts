@@ -6,7 +6,20 @@ import type { Schemas } from '../../spec/lib/schemas.ts';
 import { sha256, toBase64Url, toHex } from './digest.ts';
 import { decodeId, datedId, shortId } from './ids.ts';
 import { hashToken } from './security.ts';
-import { PERSONAS, type Access, type Fixtures, type Persona, type Goal, type GoalRow, type Person, type PersonRow, type Project, type ProjectRow, type Seed, type State } from './state.ts';
+import {
+  PERSONAS,
+  type Access,
+  type Fixtures,
+  type Persona,
+  type Goal,
+  type GoalRow,
+  type Person,
+  type PersonRow,
+  type Project,
+  type ProjectRow,
+  type Seed,
+  type State,
+} from './state.ts';
 
 export { PERSONAS, type Persona } from './state.ts';
 
@@ -39,7 +52,17 @@ function tokenFor(persona: string): string {
 }
 
 function personRow(person: Pick<Person, 'id' | 'full_name' | 'title' | 'email' | 'type' | 'avatar_url'>, extra: Partial<PersonRow> = {}): PersonRow {
-  return { uuid: uuidOf(person.id), full_name: person.full_name, title: person.title, email: person.email, type: person.type, avatar_url: person.avatar_url, suspended: false, company_admin: false, ...extra };
+  return {
+    uuid: uuidOf(person.id),
+    full_name: person.full_name,
+    title: person.title,
+    email: person.email,
+    type: person.type,
+    avatar_url: person.avatar_url,
+    suspended: false,
+    company_admin: false,
+    ...extra,
+  };
 }
 
 /** Bindings of a project: company/space/public from its access levels; champion and reviewer full; contributors theirs. */
@@ -103,29 +126,63 @@ export function defaultSeed(): Seed {
   const missed = example('Goal', 'CloseGoalMissedResponse', 'goal');
   const { champion, reviewer } = paused;
   const commenter = paused.contributors?.find((c) => c.access_level === 40)?.person;
-  if (!champion || !reviewer || !commenter || !paused.space || !paused.url) throw new Error('the paused project example lacks a champion, reviewer, commenting contributor, space or url');
+  if (!champion || !reviewer || !commenter || !paused.space || !paused.url)
+    throw new Error('the paused project example lacks a champion, reviewer, commenting contributor, space or url');
 
-  const company = { uuid: uuidFor('company'), id: new URL(paused.url).pathname.split('/')[1] ?? '', name: 'Northwind Labs', billing_read_only: false, app_origin: new URL(paused.url).origin };
-  const dan = personRow({ id: `dan-miller-${shortId(uuidFor('dan'))}`, full_name: 'Dan Miller', title: 'Finance Analyst', email: 'dan@northwind.example', type: 'human', avatar_url: null });
-  const erin = personRow({ id: `erin-garcia-${shortId(uuidFor('erin'))}`, full_name: 'Erin Garcia', title: 'Support Lead', email: 'erin@northwind.example', type: 'human', avatar_url: null }, { suspended: true });
+  const company = {
+    uuid: uuidFor('company'),
+    id: new URL(paused.url).pathname.split('/')[1] ?? '',
+    name: 'Northwind Labs',
+    billing_read_only: false,
+    app_origin: new URL(paused.url).origin,
+  };
+  const dan = personRow({
+    id: `dan-miller-${shortId(uuidFor('dan'))}`,
+    full_name: 'Dan Miller',
+    title: 'Finance Analyst',
+    email: 'dan@northwind.example',
+    type: 'human',
+    avatar_url: null,
+  });
+  const erin = personRow(
+    {
+      id: `erin-garcia-${shortId(uuidFor('erin'))}`,
+      full_name: 'Erin Garcia',
+      title: 'Support Lead',
+      email: 'erin@northwind.example',
+      type: 'human',
+      avatar_url: null,
+    },
+    { suspended: true },
+  );
   const people = [personRow(champion), personRow(reviewer), personRow(commenter), dan, erin];
   const [alice, bob, carol] = people.map((p) => p.uuid);
   if (!alice || !bob || !carol) throw new Error('unreachable');
 
   // The active project: the paused one's shape under another name, checked in a week before the examples' day.
   const activeUuid = uuidFor('project website redesign');
-  const activeCheckIn = paused.last_check_in ? { ...paused.last_check_in, id: datedId('2025-06-06', uuidFor('check-in website redesign')), status: 'on_track' as const, inserted_at: '2025-06-06T15:00:00Z', updated_at: '2025-06-06T15:00:00Z', published_at: '2025-06-06T15:00:00Z', description: richText('The design system is done; page templates are next.') } : null;
+  const activeCheckIn = paused.last_check_in
+    ? {
+        ...paused.last_check_in,
+        id: datedId('2025-06-06', uuidFor('check-in website redesign')),
+        status: 'on_track' as const,
+        inserted_at: '2025-06-06T15:00:00Z',
+        updated_at: '2025-06-06T15:00:00Z',
+        published_at: '2025-06-06T15:00:00Z',
+        description: richText('The design system is done; page templates are next.'),
+      }
+    : null;
   const active: Project = {
-      ...structuredClone(paused),
-      id: `website-redesign-${shortId(activeUuid)}`,
-      name: 'Website redesign',
-      description: richText('A faster, clearer marketing site with the new pricing page.'),
-      milestones: [],
-      milestones_ordering_state: [],
-      next_milestone: null,
-      notifications: [],
-      last_check_in: activeCheckIn,
-      inserted_at: '2025-04-07T09:30:00Z',
+    ...structuredClone(paused),
+    id: `website-redesign-${shortId(activeUuid)}`,
+    name: 'Website redesign',
+    description: richText('A faster, clearer marketing site with the new pricing page.'),
+    milestones: [],
+    milestones_ordering_state: [],
+    next_milestone: null,
+    notifications: [],
+    last_check_in: activeCheckIn,
+    inserted_at: '2025-04-07T09:30:00Z',
   };
 
   const state: State = {
@@ -135,18 +192,43 @@ export function defaultSeed(): Seed {
     projects: [
       projectRow(paused, { stored_status: 'paused', next_check_in_scheduled_at: '2025-06-06T00:00:00Z', updated_at: '2025-05-30T16:12:00Z' }),
       projectRow(active, { stored_status: 'active', next_check_in_scheduled_at: '2025-06-13T00:00:00Z', updated_at: '2025-06-06T15:00:00Z' }),
-      projectRow(closed, { stored_status: 'closed', next_check_in_scheduled_at: '2025-05-09T00:00:00Z', updated_at: closed.closed_at ?? '2025-05-02T16:20:00Z' }),
+      projectRow(closed, {
+        stored_status: 'closed',
+        next_check_in_scheduled_at: '2025-05-09T00:00:00Z',
+        updated_at: closed.closed_at ?? '2025-05-02T16:20:00Z',
+      }),
     ],
     goals: [
-      goalRow({ ...achieved, retrospective: null }, carol, { closed_at: null, closed_by_uuid: null, success: null, success_status: null, updated_at: paused.goal?.updated_at ?? achieved.inserted_at ?? '' }),
-      goalRow(missed, carol, { closed_at: missed.closed_at, closed_by_uuid: missed.closed_by ? uuidOf(missed.closed_by.id) : null, success: 'no', success_status: 'missed', updated_at: missed.updated_at ?? '' }),
+      goalRow({ ...achieved, retrospective: null }, carol, {
+        closed_at: null,
+        closed_by_uuid: null,
+        success: null,
+        success_status: null,
+        updated_at: paused.goal?.updated_at ?? achieved.inserted_at ?? '',
+      }),
+      goalRow(missed, carol, {
+        closed_at: missed.closed_at,
+        closed_by_uuid: missed.closed_by ? uuidOf(missed.closed_by.id) : null,
+        success: 'no',
+        success_status: 'missed',
+        updated_at: missed.updated_at ?? '',
+      }),
     ],
     tokens: [],
     activities: [],
     comment_threads: [],
     subscription_lists: [],
     subscriptions: [],
-    notifications: (paused.notifications ?? []).map((n) => ({ id: n.id, person_uuid: alice, activity_id: null, action: 'project_check_in_acknowledged', project_uuid: uuidOf(paused.id), goal_uuid: null, read: false, inserted_at: n.inserted_at })),
+    notifications: (paused.notifications ?? []).map((n) => ({
+      id: n.id,
+      person_uuid: alice,
+      activity_id: null,
+      action: 'project_check_in_acknowledged',
+      project_uuid: uuidOf(paused.id),
+      goal_uuid: null,
+      read: false,
+      inserted_at: n.inserted_at,
+    })),
   };
 
   // The closed goal's close, so its retrospective is rebuilt from the activity like any later close.
@@ -157,8 +239,24 @@ export function defaultSeed(): Seed {
     const listId = uuidFor('closed goal list');
     const message: unknown = JSON.parse(retrospective.content);
     if (!isObject(message)) throw new Error('the missed goal example retrospective is not a document');
-    state.activities.push({ id: activityId, action: 'goal_closing', author_uuid: uuidOf(missed.closed_by.id), project_uuid: null, goal_uuid: uuidOf(missed.id), content: { company_id: company.uuid, space_id: state.spaces[0]?.uuid, goal_id: uuidOf(missed.id), success: 'no', success_status: 'missed' }, comment_thread_id: threadId, inserted_at: retrospective.inserted_at });
-    state.comment_threads.push({ id: threadId, parent_type: 'activity', parent_id: activityId, message, subscription_list_id: listId, inserted_at: retrospective.inserted_at });
+    state.activities.push({
+      id: activityId,
+      action: 'goal_closing',
+      author_uuid: uuidOf(missed.closed_by.id),
+      project_uuid: null,
+      goal_uuid: uuidOf(missed.id),
+      content: { company_id: company.uuid, space_id: state.spaces[0]?.uuid, goal_id: uuidOf(missed.id), success: 'no', success_status: 'missed' },
+      comment_thread_id: threadId,
+      inserted_at: retrospective.inserted_at,
+    });
+    state.comment_threads.push({
+      id: threadId,
+      parent_type: 'activity',
+      parent_id: activityId,
+      message,
+      subscription_list_id: listId,
+      inserted_at: retrospective.inserted_at,
+    });
     state.subscription_lists.push({ id: listId, parent_type: 'comment_thread', parent_id: threadId, send_to_everyone: true });
   }
 

@@ -13,13 +13,23 @@ const string = { type: 'string' };
 const timestamp = { type: 'string', format: 'date-time' };
 const uuid = { type: 'string', format: 'uuid' };
 const row = (properties: Record<string, object>): object => ({ type: 'object', required: Object.keys(properties), properties });
-const access = row({ public: spec('AccessLevel'), company: spec('AccessLevel'), space: spec('AccessLevel'), people: { type: 'object', additionalProperties: spec('AccessLevel') } });
+const access = row({
+  public: spec('AccessLevel'),
+  company: spec('AccessLevel'),
+  space: spec('AccessLevel'),
+  people: { type: 'object', additionalProperties: spec('AccessLevel') },
+});
 
 /** A map of strings that has every one of `names`, and may have more. */
-const named = (names: ReadonlyArray<string>): object => ({ type: 'object', required: [...names], properties: Object.fromEntries(names.map((name) => [name, string])), additionalProperties: string });
+const named = (names: ReadonlyArray<string>): object => ({
+  type: 'object',
+  required: [...names],
+  properties: Object.fromEntries(names.map((name) => [name, string])),
+  additionalProperties: string,
+});
 
 /** The JSON Schema of a seed file: state.ts's row types, with the spec's schemas for every enum, level and template. */
-export function seedSchema(): object {
+function seedSchema(): object {
   const list = (item: object): object => ({ type: 'array', items: item });
   return {
     type: 'object',
@@ -27,19 +37,55 @@ export function seedSchema(): object {
     properties: {
       state: row({
         company: row({ uuid, id: string, name: string, billing_read_only: { type: 'boolean' }, app_origin: { type: 'string', format: 'uri' } }),
-        people: list(row({ uuid, full_name: string, title: nullable(string), email: string, type: spec('PersonType'), avatar_url: nullable(string), suspended: { type: 'boolean' }, company_admin: { type: 'boolean' } })),
+        people: list(
+          row({
+            uuid,
+            full_name: string,
+            title: nullable(string),
+            email: string,
+            type: spec('PersonType'),
+            avatar_url: nullable(string),
+            suspended: { type: 'boolean' },
+            company_admin: { type: 'boolean' },
+          }),
+        ),
         spaces: list(row({ uuid, name: string, member_uuids: list(uuid) })),
         projects: list(
           row({
-            uuid, name: string, space_uuid: uuid, goal_uuid: nullable(uuid), champion_uuid: nullable(uuid), reviewer_uuid: nullable(uuid), stored_status: spec('ProjectState'),
-            closed_at: nullable(timestamp), success_status: nullable(spec('SuccessStatus')), next_check_in_scheduled_at: nullable(timestamp), inserted_at: timestamp, updated_at: timestamp,
-            deleted_at: nullable(timestamp), access, template: spec('Project'),
+            uuid,
+            name: string,
+            space_uuid: uuid,
+            goal_uuid: nullable(uuid),
+            champion_uuid: nullable(uuid),
+            reviewer_uuid: nullable(uuid),
+            stored_status: spec('ProjectState'),
+            closed_at: nullable(timestamp),
+            success_status: nullable(spec('SuccessStatus')),
+            next_check_in_scheduled_at: nullable(timestamp),
+            inserted_at: timestamp,
+            updated_at: timestamp,
+            deleted_at: nullable(timestamp),
+            access,
+            template: spec('Project'),
           }),
         ),
         goals: list(
           row({
-            uuid, name: string, space_uuid: uuid, champion_uuid: nullable(uuid), reviewer_uuid: nullable(uuid), closed_at: nullable(timestamp), closed_by_uuid: nullable(uuid), success: nullable(string),
-            success_status: nullable(spec('SuccessStatus')), next_update_scheduled_at: nullable(timestamp), inserted_at: timestamp, updated_at: timestamp, deleted_at: nullable(timestamp), access, template: spec('Goal'),
+            uuid,
+            name: string,
+            space_uuid: uuid,
+            champion_uuid: nullable(uuid),
+            reviewer_uuid: nullable(uuid),
+            closed_at: nullable(timestamp),
+            closed_by_uuid: nullable(uuid),
+            success: nullable(string),
+            success_status: nullable(spec('SuccessStatus')),
+            next_update_scheduled_at: nullable(timestamp),
+            inserted_at: timestamp,
+            updated_at: timestamp,
+            deleted_at: nullable(timestamp),
+            access,
+            template: spec('Goal'),
           }),
         ),
         tokens: list(row({ persona: string, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' }, person_uuid: uuid, read_only: { type: 'boolean' } })),
@@ -50,14 +96,22 @@ export function seedSchema(): object {
         notifications: list({ type: 'object' }),
       }),
       // Every persona's token and every story's record (state.ts, Fixtures), and any more a seed adds.
-      fixtures: row({ tokens: named(PERSONAS), projects: named(PROJECT_STORIES), goals: named(GOAL_STORIES), people: { type: 'object', additionalProperties: string } }),
+      fixtures: row({
+        tokens: named(PERSONAS),
+        projects: named(PROJECT_STORIES),
+        goals: named(GOAL_STORIES),
+        people: { type: 'object', additionalProperties: string },
+      }),
     },
   };
 }
 
 /** `$.state.projects[0].access`, from an Ajv instance path (and the missing property of a `required` error). */
 function pathOf(error: ErrorObject): string {
-  const parts = error.instancePath.split('/').slice(1).map((raw) => raw.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const parts = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((raw) => raw.replaceAll('~1', '/').replaceAll('~0', '~'));
   const missing = error.keyword === 'required' ? String(error.params['missingProperty']) : undefined;
   return `$${[...parts, ...(missing === undefined ? [] : [missing])].map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('')}`;
 }
@@ -77,7 +131,18 @@ function schemaError(value: unknown): string | undefined {
   return error.keyword === 'required' ? `${pathOf(error)} is missing` : `${pathOf(error)} ${error.message ?? error.keyword}`;
 }
 
-const STATE_LISTS = ['people', 'spaces', 'projects', 'goals', 'tokens', 'activities', 'comment_threads', 'subscription_lists', 'subscriptions', 'notifications'] as const;
+const STATE_LISTS = [
+  'people',
+  'spaces',
+  'projects',
+  'goals',
+  'tokens',
+  'activities',
+  'comment_threads',
+  'subscription_lists',
+  'subscriptions',
+  'notifications',
+] as const;
 
 function isSeed(value: unknown): value is Seed {
   return seedError(value) === undefined;
@@ -98,11 +163,16 @@ function seedError(value: unknown): string | undefined {
   const tokens = state['tokens'];
   if (Array.isArray(tokens)) {
     for (const [i, token] of tokens.entries()) {
-      if (!isObject(token) || typeof token['sha256'] !== 'string' || !/^[0-9a-f]{64}$/.test(token['sha256'])) return `$.state.tokens[${i}].sha256 must be 64 lowercase hex digits (the SHA-256 of the raw token)`;
-      if (typeof token['person_uuid'] !== 'string' || typeof token['read_only'] !== 'boolean') return `$.state.tokens[${i}] must have a person_uuid and a boolean read_only`;
+      if (!isObject(token) || typeof token['sha256'] !== 'string' || !/^[0-9a-f]{64}$/.test(token['sha256']))
+        return `$.state.tokens[${i}].sha256 must be 64 lowercase hex digits (the SHA-256 of the raw token)`;
+      if (typeof token['person_uuid'] !== 'string' || typeof token['read_only'] !== 'boolean')
+        return `$.state.tokens[${i}] must have a person_uuid and a boolean read_only`;
     }
   }
-  for (const [list, schema] of [['projects', 'Project'], ['goals', 'Goal']] as const) {
+  for (const [list, schema] of [
+    ['projects', 'Project'],
+    ['goals', 'Goal'],
+  ] as const) {
     const rows = state[list];
     if (!Array.isArray(rows)) continue;
     for (const [i, row] of rows.entries()) {

@@ -7,7 +7,17 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import type { MockOptions } from './app.ts';
 import { isHostName, listenHosts } from './hosts.ts';
-import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_BYTES, DEFAULT_TOTAL_BYTES, isSelfCheckMode, MAX_DELAY_MS, SAMPLE_EVERY, SAMPLE_FIRST, SELF_CHECK_MODES } from './limits.ts';
+import {
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_BYTES,
+  DEFAULT_TOTAL_BYTES,
+  isSelfCheckMode,
+  MAX_DELAY_MS,
+  SAMPLE_EVERY,
+  SAMPLE_FIRST,
+  SELF_CHECK_MODES,
+} from './limits.ts';
 import { optionErrors, type OptionErrors } from './options.ts';
 
 const USAGE = `Usage: service-external-api mock [options]     (in the repository: npm start -- [options])
@@ -112,7 +122,8 @@ export async function runMock(argv: string[]): Promise<void> {
   }
   if (args.values['no-cors'] && args.values['cors-origin']) bad.fail('--no-cors and --cors-origin contradict each other');
   const origins = args.values['cors-origin'];
-  for (const origin of origins ?? []) if (!/^https?:\/\/[^/\s]+$/.test(origin)) bad.fail(`--cors-origin must be an origin like http://localhost:5173, got "${origin}"`);
+  for (const origin of origins ?? [])
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) bad.fail(`--cors-origin must be an origin like http://localhost:5173, got "${origin}"`);
   options.cors = args.values['no-cors'] ? { enabled: false } : origins ? { enabled: true, origins } : { enabled: true };
   if (args.values['no-control']) options.control = false;
   const extraHosts = args.values['allowed-host'] ?? [];
@@ -125,8 +136,10 @@ export async function runMock(argv: string[]): Promise<void> {
     options.selfCheck = mode;
   }
   if (args.values['max-sessions'] !== undefined) options.maxSessions = bad.integer(args.values['max-sessions'], '--max-sessions', 1, 100_000);
-  if (args.values['max-session-bytes'] !== undefined) options.maxSessionBytes = bad.integer(args.values['max-session-bytes'], '--max-session-bytes', 64 * 1024, 2 ** 32);
-  if (args.values['max-total-bytes'] !== undefined) options.maxTotalBytes = bad.integer(args.values['max-total-bytes'], '--max-total-bytes', 1024 * 1024, 2 ** 40);
+  if (args.values['max-session-bytes'] !== undefined)
+    options.maxSessionBytes = bad.integer(args.values['max-session-bytes'], '--max-session-bytes', 64 * 1024, 2 ** 32);
+  if (args.values['max-total-bytes'] !== undefined)
+    options.maxTotalBytes = bad.integer(args.values['max-total-bytes'], '--max-total-bytes', 1024 * 1024, 2 ** 40);
   // --store: the sessions in Redis (mock/src/redis.ts, loaded only then), so several mock processes share one state.
   const store = args.values.store ?? (process.env['MOCK_STORE']?.trim() || undefined);
   let shared: string | undefined;
@@ -134,10 +147,14 @@ export async function runMock(argv: string[]): Promise<void> {
   if (store !== undefined) {
     const [{ openRedisSessions }, { defaultSeed }, { storeOptionsOf }] = await Promise.all([import('./redis.ts'), import('./seed.ts'), import('./core.ts')]);
     options.seed ??= defaultSeed();
-    const redisOptions = { name: args.values.store === undefined ? 'MOCK_STORE' : '--store', seed: options.seed, maxSessions: options.maxSessions, prefix: args.values['store-prefix'], storeOptions: storeOptionsOf(() => new Date(), options) };
-    const redis = await openRedisSessions(store, redisOptions).catch((error: unknown) =>
-      bad.fail(error instanceof Error ? error.message : String(error)),
-    );
+    const redisOptions = {
+      name: args.values.store === undefined ? 'MOCK_STORE' : '--store',
+      seed: options.seed,
+      maxSessions: options.maxSessions,
+      prefix: args.values['store-prefix'],
+      storeOptions: storeOptionsOf(() => new Date(), options),
+    };
+    const redis = await openRedisSessions(store, redisOptions).catch((error: unknown) => bad.fail(error instanceof Error ? error.message : String(error)));
     options.sessions = redis;
     shared = `state: in Redis at ${redis.url} (key prefix ${redis.prefix}), shared by every mock pointed there`;
   }
@@ -178,10 +195,13 @@ export async function runMock(argv: string[]): Promise<void> {
       `  curl -s ${url}/api/external/v1/goals/close -H 'Authorization: Bearer ${fixtures.tokens['full_access'] ?? ''}' -H 'Content-Type: application/json' \\`,
       `    -d '{"goal_id":"${fixtures.goals['open'] ?? ''}","success":"yes","success_status":"achieved","retrospective":"{\\"type\\":\\"doc\\",\\"content\\":[]}"}'`,
       '',
-      options.control === false ? 'control endpoints: off (--no-control)' : `fixtures as JSON: ${url}/__mock/fixtures · state: ${url}/__mock/state · reset: POST ${url}/__mock/reset`,
+      options.control === false
+        ? 'control endpoints: off (--no-control)'
+        : `fixtures as JSON: ${url}/__mock/fixtures · state: ${url}/__mock/state · reset: POST ${url}/__mock/reset`,
     ];
     if (shared) lines.push(shared);
-    if (!['127.0.0.1', '::1', 'localhost'].includes(host)) lines.push('', `warning: bound to ${host}, not loopback: anyone who can reach this address can use the tokens above`);
+    if (!['127.0.0.1', '::1', 'localhost'].includes(host))
+      lines.push('', `warning: bound to ${host}, not loopback: anyone who can reach this address can use the tokens above`);
     process.stdout.write(`${lines.join('\n')}\n`);
   });
 

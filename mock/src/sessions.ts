@@ -29,7 +29,16 @@ export class StoreUnavailable extends Error {
 export type Awaitable<T> = T | Promise<T>;
 
 /** One request as the request journal shows it: never a header value, a token or a body. */
-export type RequestEntry = { seq: number; at: string; method: string; path: string; status: number; duration_ms: number; operation: string | null; session: string };
+export type RequestEntry = {
+  seq: number;
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  operation: string | null;
+  session: string;
+};
 export type RequestRecord = Omit<RequestEntry, 'seq' | 'session'>;
 
 export type SessionSummary = { name: string; created_at: string; requests: number; events: number };
@@ -61,7 +70,7 @@ export interface Sessions {
 export type Session = { name: string; store: Store; requests: RequestEntry[]; created_at: string };
 
 /** A request's path as the request journal keeps it: at most JOURNAL_PATH_LENGTH characters. */
-export function journalPath(path: string): string {
+function journalPath(path: string): string {
   return path.length <= JOURNAL_PATH_LENGTH ? path : `${path.slice(0, JOURNAL_PATH_LENGTH - 1)}…`;
 }
 
@@ -154,7 +163,12 @@ export class MemorySessions implements Sessions {
   }
 
   list(): SessionSummary[] {
-    return [...this.#sessions.values()].map((s) => ({ name: s.name, created_at: s.created_at, requests: Math.min(s.requests.length, REQUEST_JOURNAL_LIMIT), events: s.store.events.length }));
+    return [...this.#sessions.values()].map((s) => ({
+      name: s.name,
+      created_at: s.created_at,
+      requests: Math.min(s.requests.length, REQUEST_JOURNAL_LIMIT),
+      events: s.store.events.length,
+    }));
   }
 
   record(name: string, entry: RequestRecord): void {
@@ -162,7 +176,8 @@ export class MemorySessions implements Sessions {
     session.requests.push({ seq: ++this.#requestSeq, session: session.name, ...entry, path: journalPath(entry.path) });
     // Trimmed in batches of a tenth (moving 500 entries on every request costs more than the request's own entry);
     // what the journal answers is never more than the limit.
-    if (session.requests.length > REQUEST_JOURNAL_LIMIT + REQUEST_JOURNAL_LIMIT / 10) session.requests.splice(0, session.requests.length - REQUEST_JOURNAL_LIMIT);
+    if (session.requests.length > REQUEST_JOURNAL_LIMIT + REQUEST_JOURNAL_LIMIT / 10)
+      session.requests.splice(0, session.requests.length - REQUEST_JOURNAL_LIMIT);
   }
 
   requests(name: string, limit: number): RequestEntry[] {

@@ -11,7 +11,7 @@ export type Person = Schemas['Person'];
 /** Binding levels on one record: company members, space members, anonymous visitors, and named people. */
 export type Access = { public: Schemas['AccessLevel']; company: Schemas['AccessLevel']; space: Schemas['AccessLevel']; people: Record<string, number> };
 
-export type CompanyRow = { uuid: string; id: string; name: string; billing_read_only: boolean; app_origin: string };
+type CompanyRow = { uuid: string; id: string; name: string; billing_read_only: boolean; app_origin: string };
 export type PersonRow = {
   uuid: string;
   full_name: string;
@@ -70,8 +70,15 @@ export type ActivityRow = {
   comment_thread_id: string;
   inserted_at: string;
 };
-export type CommentThreadRow = { id: string; parent_type: 'activity'; parent_id: string; message: Record<string, unknown>; subscription_list_id: string; inserted_at: string };
-export type SubscriptionListRow = { id: string; parent_type: 'comment_thread'; parent_id: string; send_to_everyone: boolean };
+type CommentThreadRow = {
+  id: string;
+  parent_type: 'activity';
+  parent_id: string;
+  message: Record<string, unknown>;
+  subscription_list_id: string;
+  inserted_at: string;
+};
+type SubscriptionListRow = { id: string; parent_type: 'comment_thread'; parent_id: string; send_to_everyone: boolean };
 export type SubscriptionRow = { id: string; subscription_list_id: string; person_uuid: string; type: Schemas['SubscriptionType']; canceled: boolean };
 export type NotificationRow = {
   id: string;

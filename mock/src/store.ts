@@ -13,30 +13,28 @@ import { closeGoal, resumeProject, type CloseInputs, type Discussion, type Resum
 
 export type { Outcome } from './access.ts';
 export type { CloseInputs, ResumeInputs } from './writes.ts';
-export { MAX_DOCUMENT_DEPTH } from './writes.ts';
 
 /** One write's side effects, as the event journal reports them. */
 export type WriteEvent = { seq: number; at: string; activity: ActivityRow; subscriptions: SubscriptionRow[]; recipients: string[]; send_to_everyone: boolean };
 
-/** The event journal keeps this many writes per store; older ones are dropped first. */
+/**
+ * The event journal keeps this many writes per store; older ones are dropped first. Each session also keeps this many
+ * rows per history table (the same writes the event journal holds), so a session's memory is bounded by design: about
+ * 2–3 KB per write, at most about 3 MB per session at the limit (mock/README.md, "Memory"). An answer reads the history
+ * only for the caller's unread notifications (the most recent ones) and the write's own rows.
+ */
 export const EVENT_JOURNAL_LIMIT = 1000;
 
 /** The append-only tables a write adds rows to, oldest row first; nothing ever changes or deletes a row but the trim. */
-export const HISTORY_TABLES = ['activities', 'comment_threads', 'subscription_lists', 'subscriptions', 'notifications'] as const satisfies ReadonlyArray<keyof State>;
+export const HISTORY_TABLES = ['activities', 'comment_threads', 'subscription_lists', 'subscriptions', 'notifications'] as const satisfies ReadonlyArray<
+  keyof State
+>;
 export type HistoryTable = (typeof HISTORY_TABLES)[number];
-
-/**
- * Each session keeps this many rows per history table (the same writes the event journal holds), so a session's
- * memory is bounded by design: about 2–3 KB per write, at most about 3 MB per session at the limit (mock/README.md,
- * "Memory"). An answer reads the history only for the caller's unread notifications (the most recent ones) and the
- * write's own rows.
- */
-export const HISTORY_LIMIT = EVENT_JOURNAL_LIMIT;
 
 export { DEFAULT_SESSION_BYTES };
 
 /** What one history row or journal event keeps besides a rich-text document, at most (mock/README.md, "Memory"). */
-export const ROW_BYTES = 200;
+const ROW_BYTES = 200;
 
 /** A comment thread's cost: its row, plus its document as measured. */
 export function threadBytes(message: unknown): number {
@@ -75,7 +73,7 @@ export class Store {
     this.#seq = journal.seq;
     this.#now = options.now;
     this.#newId = options.newId ?? newUuid;
-    this.#historyLimit = options.historyLimit ?? HISTORY_LIMIT;
+    this.#historyLimit = options.historyLimit ?? EVENT_JOURNAL_LIMIT;
     this.#maxBytes = options.maxBytes ?? DEFAULT_SESSION_BYTES;
   }
 
@@ -146,19 +144,51 @@ export class Store {
   }
 
   /** Keeps a write's rows, journals it, and trims the history tables. */
-  #commit(discussion: Discussion, activity: ActivityRow, recipients: ReadonlyArray<string>, about: { project_uuid: string | null; goal_uuid: string | null }): WriteEvent {
+  #commit(
+    discussion: Discussion,
+    activity: ActivityRow,
+    recipients: ReadonlyArray<string>,
+    about: { project_uuid: string | null; goal_uuid: string | null },
+  ): WriteEvent {
     mark('rules');
     const s = this.state;
     const threads = this.#threadCosts();
-    s.subscription_lists.push({ id: discussion.listId, parent_type: 'comment_thread', parent_id: discussion.threadId, send_to_everyone: discussion.sendToEveryone });
+    s.subscription_lists.push({
+      id: discussion.listId,
+      parent_type: 'comment_thread',
+      parent_id: discussion.threadId,
+      send_to_everyone: discussion.sendToEveryone,
+    });
     s.subscriptions.push(...discussion.subscriptions);
     s.activities.push(activity);
-    s.comment_threads.push({ id: discussion.threadId, parent_type: 'activity', parent_id: activity.id, message: discussion.message, subscription_list_id: discussion.listId, inserted_at: discussion.at });
+    s.comment_threads.push({
+      id: discussion.threadId,
+      parent_type: 'activity',
+      parent_id: activity.id,
+      message: discussion.message,
+      subscription_list_id: discussion.listId,
+      inserted_at: discussion.at,
+    });
     threads.bytes.push(ROW_BYTES + discussion.documentBytes);
     threads.total += ROW_BYTES + discussion.documentBytes;
-    const notifications: NotificationRow[] = recipients.map((uuid) => ({ id: this.#newId(), person_uuid: uuid, activity_id: activity.id, action: activity.action, ...about, read: false, inserted_at: discussion.at }));
+    const notifications: NotificationRow[] = recipients.map((uuid) => ({
+      id: this.#newId(),
+      person_uuid: uuid,
+      activity_id: activity.id,
+      action: activity.action,
+      ...about,
+      read: false,
+      inserted_at: discussion.at,
+    }));
     s.notifications.push(...notifications);
-    const event: WriteEvent = { seq: ++this.#seq, at: discussion.at, activity, subscriptions: discussion.subscriptions, recipients: recipients.slice(), send_to_everyone: discussion.sendToEveryone };
+    const event: WriteEvent = {
+      seq: ++this.#seq,
+      at: discussion.at,
+      activity,
+      subscriptions: discussion.subscriptions,
+      recipients: recipients.slice(),
+      send_to_everyone: discussion.sendToEveryone,
+    };
     // The journal and the history tables are trimmed in batches of a tenth of their limit: moving a full array on
     // every write would cost more than the write.
     const events = this.#events;

@@ -22,7 +22,8 @@ function parseMediaRange(entry: string): MediaRange | undefined {
 
 function findFormat(range: MediaRange, accepted: ReadonlyArray<string>): string | undefined {
   if (range.type === '*' && range.subtype === '*') return accepted[0];
-  if (range.subtype === '*') return accepted.find((format) => Object.entries(EXTENSIONS).some(([mime, exts]) => exts.includes(format) && mime.startsWith(`${range.type}/`)));
+  if (range.subtype === '*')
+    return accepted.find((format) => Object.entries(EXTENSIONS).some(([mime, exts]) => exts.includes(format) && mime.startsWith(`${range.type}/`)));
   const exts = EXTENSIONS[`${range.type}/${range.subtype}`] ?? [];
   return exts.find((ext) => accepted.includes(ext));
 }
@@ -127,7 +128,7 @@ export type ParsedBody = { ok: true; params: Params } | { ok: false; tooLarge: b
  */
 export const MAX_JSON_TOKENS = 500_000;
 /** Likewise for a form body: at most this many `&`-separated pairs. */
-export const MAX_FORM_PAIRS = MAX_JSON_TOKENS;
+const MAX_FORM_PAIRS = MAX_JSON_TOKENS;
 
 /** Whether JSON text holds more than `limit` tokens (MAX_JSON_TOKENS), counted in one pass that stops past it. */
 export function tooManyTokens(text: string, limit = MAX_JSON_TOKENS): boolean {
@@ -136,7 +137,8 @@ export function tooManyTokens(text: string, limit = MAX_JSON_TOKENS): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // a backslash: the next character is escaped
+      if (c === 0x5c)
+        i++; // a backslash: the next character is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if ((c === 0x7b || c === 0x5b || c === 0x2c || c === 0x3a) && ++count > limit) return true;

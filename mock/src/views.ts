@@ -2,7 +2,17 @@
 // (state, status, is_outdated, permissions, privacy …) by the real rules. Reads the state; never changes it.
 import { accessLevel, personRow } from './access.ts';
 import { shortId, slugId } from './ids.ts';
-import { goalOutdated, goalStatus, permissionsFor, privacyOf, projectOutdated, projectState, projectStatus, type GoalFacts, type ProjectFacts } from './rules.ts';
+import {
+  goalOutdated,
+  goalStatus,
+  permissionsFor,
+  privacyOf,
+  projectOutdated,
+  projectState,
+  projectStatus,
+  type GoalFacts,
+  type ProjectFacts,
+} from './rules.ts';
 import type { Access, Goal, GoalRow, Person, PersonRow, Project, ProjectRow, SpaceRow, State } from './state.ts';
 
 /** A goal lists unread notifications of these actions only; closing is not one (UnreadNotificationsLoader). */
@@ -18,13 +28,30 @@ const ACCESS_VIEWS = new WeakMap<Access, NonNullable<Project['access_levels']>>(
 const PROJECT_PERMISSIONS = new Map<string, { __typename: 'project_permissions' } & ReturnType<typeof permissionsFor>>();
 const GOAL_PERMISSIONS = new Map<string, { __typename: 'goal_permissions' } & ReturnType<typeof permissionsFor>>();
 
-export function personView(state: State, uuid: string | null): Person | null {
+function personView(state: State, uuid: string | null): Person | null {
   const row = uuid ? personRow(state, uuid) : undefined;
   if (!row) return null;
   const known = PERSON_VIEWS.get(row);
   const v = known?.view;
-  if (known?.uuid === row.uuid && v && v.full_name === row.full_name && v.title === row.title && v.avatar_url === row.avatar_url && v.email === row.email && v.type === row.type) return v;
-  const view: Person = { __typename: 'person', id: slugId(row.full_name, row.uuid), full_name: row.full_name, title: row.title, avatar_url: row.avatar_url, email: row.email, type: row.type };
+  if (
+    known?.uuid === row.uuid &&
+    v &&
+    v.full_name === row.full_name &&
+    v.title === row.title &&
+    v.avatar_url === row.avatar_url &&
+    v.email === row.email &&
+    v.type === row.type
+  )
+    return v;
+  const view: Person = {
+    __typename: 'person',
+    id: slugId(row.full_name, row.uuid),
+    full_name: row.full_name,
+    title: row.title,
+    avatar_url: row.avatar_url,
+    email: row.email,
+    type: row.type,
+  };
   PERSON_VIEWS.set(row, { uuid: row.uuid, view });
   return view;
 }
@@ -49,7 +76,12 @@ function accessLevelsView(access: Access): NonNullable<Project['access_levels']>
 
 type Permissions = ReturnType<typeof permissionsFor>;
 
-function permissionsView<T extends string>(cache: Map<string, { __typename: T } & Permissions>, typename: T, level: number, companyReadOnly: boolean): { __typename: T } & Permissions {
+function permissionsView<T extends string>(
+  cache: Map<string, { __typename: T } & Permissions>,
+  typename: T,
+  level: number,
+  companyReadOnly: boolean,
+): { __typename: T } & Permissions {
   const key = `${level} ${companyReadOnly}`;
   let view = cache.get(key);
   if (!view) {
@@ -121,7 +153,12 @@ export function projectView(state: State, now: Date, p: ProjectRow, callerUuid: 
     reviewer: personView(state, p.reviewer_uuid),
     access_levels: accessLevelsView(p.access),
     privacy: privacyOf(p.access),
-    permissions: permissionsView(PROJECT_PERMISSIONS, 'project_permissions', accessLevel(state, callerUuid, p.access, p.space_uuid), state.company.billing_read_only),
+    permissions: permissionsView(
+      PROJECT_PERMISSIONS,
+      'project_permissions',
+      accessLevel(state, callerUuid, p.access, p.space_uuid),
+      state.company.billing_read_only,
+    ),
     notifications: unread(state, callerUuid, { project_uuid: p.uuid }),
     url: url(state, 'projects', id),
   };
@@ -188,7 +225,9 @@ export function goalView(state: State, now: Date, g: GoalRow, callerUuid: string
         : g.closed_at
           ? (g.template.retrospective ?? null)
           : null,
-    projects: options.nestProjects ? state.projects.filter((p) => p.goal_uuid === g.uuid && !p.deleted_at).map((p) => projectView(state, now, p, callerUuid, { nestGoal: false })) : [],
+    projects: options.nestProjects
+      ? state.projects.filter((p) => p.goal_uuid === g.uuid && !p.deleted_at).map((p) => projectView(state, now, p, callerUuid, { nestGoal: false }))
+      : [],
     url: url(state, 'goals', id),
   };
 }

@@ -14,10 +14,13 @@ type RequestBody<K extends keyof operations> = operations[K]['requestBody']['con
 
 /** Decoded inputs (decode.ts): ids are UUIDs, rich text is the parsed document (not yet known to be an object). */
 export type ResumeInputs = Omit<RequestBody<'resumeProject'>, 'message' | 'subscriber_ids'> & { message: unknown; subscriber_ids?: Array<string | null> };
-export type CloseInputs = Omit<RequestBody<'closeGoal'>, 'retrospective' | 'subscriber_ids'> & { retrospective: unknown; subscriber_ids?: Array<string | null> };
+export type CloseInputs = Omit<RequestBody<'closeGoal'>, 'retrospective' | 'subscriber_ids'> & {
+  retrospective: unknown;
+  subscriber_ids?: Array<string | null>;
+};
 
 /** The deepest rich-text document the mock accepts; ProseMirror documents nest a handful of levels. */
-export const MAX_DOCUMENT_DEPTH = 1000;
+const MAX_DOCUMENT_DEPTH = 1000;
 
 /**
  * The longest `success` the real service stores: goals.success is an Ecto `:string` column, which Postgres keeps as
@@ -35,7 +38,15 @@ function longerThan(text: string, limit: number): boolean {
 }
 
 /** A write's discussion: its comment thread, subscription list and subscriptions, built before anything is stored. */
-export type Discussion = { threadId: string; listId: string; subscriptions: SubscriptionRow[]; message: Record<string, unknown>; documentBytes: number; sendToEveryone: boolean; at: string };
+export type Discussion = {
+  threadId: string;
+  listId: string;
+  subscriptions: SubscriptionRow[];
+  message: Record<string, unknown>;
+  documentBytes: number;
+  sendToEveryone: boolean;
+  at: string;
+};
 
 /** What a write needs from the store: the state, the clock, new ids, and the commit that keeps its rows. */
 export type WriteContext<E> = {
@@ -53,7 +64,13 @@ export type WriteContext<E> = {
  * subscriptions' foreign key). Subscribers: mentioned ∪ caller ∪ subscriber_ids, each once; `invited` for the caller
  * and subscriber_ids, `mentioned` for the others.
  */
-function prepareDiscussion(ctx: WriteContext<unknown>, principal: Principal, message: unknown, subscriberIds: ReadonlyArray<string | null>, sendToEveryone: boolean): Outcome<Discussion> {
+function prepareDiscussion(
+  ctx: WriteContext<unknown>,
+  principal: Principal,
+  message: unknown,
+  subscriberIds: ReadonlyArray<string | null>,
+  sendToEveryone: boolean,
+): Outcome<Discussion> {
   if (!isObject(message)) return fail('failed', 'the rich-text value is not a JSON object');
   // The mock stores and re-serializes the document; one nested past MAX_DOCUMENT_DEPTH is refused as a failed
   // operation before anything is stored (the real service's database also fails on absurdly deep JSON).
@@ -61,7 +78,8 @@ function prepareDiscussion(ctx: WriteContext<unknown>, principal: Principal, mes
   if (measured.depth > MAX_DOCUMENT_DEPTH) return fail('failed', `the rich-text document nests deeper than ${MAX_DOCUMENT_DEPTH} levels`);
   // The mock's own limit, not production's: a session keeps at most its byte budget, so one document larger than
   // that cannot be kept at all (mock/README.md, "Memory").
-  if (measured.bytes > ctx.maxDocumentBytes) return fail('too_large', `the rich-text document would keep about ${measured.bytes} bytes; a session keeps at most ${ctx.maxDocumentBytes}`);
+  if (measured.bytes > ctx.maxDocumentBytes)
+    return fail('too_large', `the rich-text document would keep about ${measured.bytes} bytes; a session keeps at most ${ctx.maxDocumentBytes}`);
   const mentioned: string[] = [];
   for (const id of mentionedIds(message)) {
     const decoded = decodeId(id);
@@ -80,13 +98,21 @@ function prepareDiscussion(ctx: WriteContext<unknown>, principal: Principal, mes
   const listId = ctx.newId();
   const subscriptions: SubscriptionRow[] = [];
   for (const uuid of new Set([...mentioned, ...invited])) {
-    subscriptions.push({ id: ctx.newId(), subscription_list_id: listId, person_uuid: uuid, type: invited.includes(uuid) ? 'invited' : 'mentioned', canceled: false });
+    subscriptions.push({
+      id: ctx.newId(),
+      subscription_list_id: listId,
+      person_uuid: uuid,
+      type: invited.includes(uuid) ? 'invited' : 'mentioned',
+      canceled: false,
+    });
   }
   return { ok: true, value: { threadId, listId, subscriptions, message, documentBytes: measured.bytes, sendToEveryone, at: isoSeconds(ctx.now) } };
 }
 
 function visibleSubscribers(state: State, subscriptions: ReadonlyArray<SubscriptionRow>, author: string, canSee: (uuid: string) => boolean): string[] {
-  return subscriptions.filter((s) => !s.canceled && s.person_uuid !== author && personRow(state, s.person_uuid)?.suspended === false && canSee(s.person_uuid)).map((s) => s.person_uuid);
+  return subscriptions
+    .filter((s) => !s.canceled && s.person_uuid !== author && personRow(state, s.person_uuid)?.suspended === false && canSee(s.person_uuid))
+    .map((s) => s.person_uuid);
 }
 
 /** ProjectResuming: no state precondition; status becomes active and the next check-in moves to the coming Friday. */
@@ -114,7 +140,12 @@ export function resumeProject<E>(ctx: WriteContext<E>, principal: Principal, inp
     inserted_at: at,
   };
   // Recipients: subscribers who can see the project, never the author; "everyone" adds nobody for resume.
-  const recipients = visibleSubscribers(state, prepared.value.subscriptions, principal.personUuid, (uuid) => accessLevel(state, uuid, project.access, project.space_uuid) >= ACCESS.view);
+  const recipients = visibleSubscribers(
+    state,
+    prepared.value.subscriptions,
+    principal.personUuid,
+    (uuid) => accessLevel(state, uuid, project.access, project.space_uuid) >= ACCESS.view,
+  );
   const event = ctx.commit(prepared.value, activity, recipients, { project_uuid: project.uuid, goal_uuid: null });
   return { ok: true, value: { project: projectView(state, now, project, principal.personUuid, { nestGoal: true }), event } };
 }
@@ -127,7 +158,8 @@ export function closeGoal<E>(ctx: WriteContext<E>, principal: Principal, inputs:
   const goal = found.value;
   // The activity content requires `success`; Ecto treats a blank string as missing, so the insert fails.
   if (inputs.success.trim() === '') return fail('failed', 'success is blank');
-  if (longerThan(inputs.success, MAX_SUCCESS_LENGTH)) return fail('failed', `success is longer than ${MAX_SUCCESS_LENGTH} characters (goals.success is varchar(255))`);
+  if (longerThan(inputs.success, MAX_SUCCESS_LENGTH))
+    return fail('failed', `success is longer than ${MAX_SUCCESS_LENGTH} characters (goals.success is varchar(255))`);
   const everyone = inputs.send_notifications_to_everyone ?? false;
   const prepared = prepareDiscussion(ctx, principal, inputs.retrospective, inputs.subscriber_ids ?? [], everyone);
   if (!prepared.ok) return prepared;

@@ -54,9 +54,16 @@ describe('MSW in Node (msw/node setupServer, fetch)', () => {
     behaviour.check(await runCase(transport, behaviour, `msw-${i}`));
   });
 
-  it('reset(), state() and events() work on the handlers\' session without HTTP', async () => {
+  it("reset(), state() and events() work on the handlers' session without HTTP", async () => {
     const fixtures = await handlers.fixtures();
-    const resumed = await fetch(`${BASE}/api/external/v1/projects/resume`, fetchInit({ path: '', headers: { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}` }, body: JSON.stringify({ project_id: fixtures.projects['paused'], message: '{"type":"doc","content":[]}' }) }));
+    const resumed = await fetch(
+      `${BASE}/api/external/v1/projects/resume`,
+      fetchInit({
+        path: '',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}` },
+        body: JSON.stringify({ project_id: fixtures.projects['paused'], message: '{"type":"doc","content":[]}' }),
+      }),
+    );
     expect(resumed.status).toBe(200);
     expect((await handlers.state()).projects[0]?.stored_status).toBe('active');
     expect((await handlers.events()).map((e) => e.activity)).toEqual(['project_resuming']);

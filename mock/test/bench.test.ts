@@ -89,7 +89,9 @@ describe('the baselines (bare.ts): the same bytes as our mock, and the floor par
       child.once('exit', (code) => reject(new Error(`bare.ts ${kind} exited with ${code}`)));
     });
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    return { url: `http://127.0.0.1:${port}`, stop: async () => {
+    return {
+      url: `http://127.0.0.1:${port}`,
+      stop: async () => {
         child.kill('SIGTERM');
         await exited;
       },
@@ -102,9 +104,20 @@ describe('the baselines (bare.ts): the same bytes as our mock, and the floor par
     resume = resumeRequest(fixtures);
     const close = closeRequest(fixtures);
     const anonymous: RequestSpec = { ...resume, headers: { 'content-type': 'application/json' } };
-    for (const [spec, auth] of [[resume, true], [close, true], [anonymous, false]] satisfies Array<[RequestSpec, boolean]>) {
-      const framed = await core.answer({ method: spec.method, target: spec.path, header: (name) => spec.headers[name], body: new TextEncoder().encode(spec.body) });
-      const headers = Object.fromEntries(framed.headers.filter(([name]) => ['content-type', 'cache-control', 'x-request-id'].includes(name.toLowerCase())).map(([n, v]) => [n.toLowerCase(), v]));
+    for (const [spec, auth] of [
+      [resume, true],
+      [close, true],
+      [anonymous, false],
+    ] satisfies Array<[RequestSpec, boolean]>) {
+      const framed = await core.answer({
+        method: spec.method,
+        target: spec.path,
+        header: (name) => spec.headers[name],
+        body: new TextEncoder().encode(spec.body),
+      });
+      const headers = Object.fromEntries(
+        framed.headers.filter(([name]) => ['content-type', 'cache-control', 'x-request-id'].includes(name.toLowerCase())).map(([n, v]) => [n.toLowerCase(), v]),
+      );
       answers.push({ path: spec.path, auth, session: false, status: framed.status, headers, body: framed.body });
     }
     for (const kind of ['express-floor', 'express', 'http']) servers.set(kind, await startBare(kind));
@@ -114,7 +127,8 @@ describe('the baselines (bare.ts): the same bytes as our mock, and the floor par
     await Promise.all([...servers.values()].map((s) => s.stop()));
   });
 
-  const post = (kind: string, path: string, headers: Record<string, string>, body: string): Promise<Response> => fetch(`${servers.get(kind)?.url}${path}`, { method: 'POST', headers, body });
+  const post = (kind: string, path: string, headers: Record<string, string>, body: string): Promise<Response> =>
+    fetch(`${servers.get(kind)?.url}${path}`, { method: 'POST', headers, body });
 
   it.each(['express-floor', 'express', 'http'])("%s answers each request with our mock's answer, byte for byte, with its headers", async (kind) => {
     for (const answer of answers) {
@@ -199,7 +213,10 @@ describe('the stage table', () => {
   });
 
   it('takes "HTTP + Express" as the server CPU per request minus the in-process CPU of the same mode, and prints both', () => {
-    const figures = (cpu: number) => ({ ...perRequest({ ...emptySums(), requests: 1, cpu_us: cpu }), reached: { ...perRequest(emptySums()).reached, parse: 0.5 } });
+    const figures = (cpu: number) => ({
+      ...perRequest({ ...emptySums(), requests: 1, cpu_us: cpu }),
+      reached: { ...perRequest(emptySums()).reached, parse: 0.5 },
+    });
     const report: StageReport = {
       node_flags: ['--max-semi-space-size=4'],
       requests: 1,
@@ -215,23 +232,40 @@ describe('the stage table', () => {
     expect(httpOverhead(report, 'always', { resumeProject: 130, closeGoal: 190 })).toEqual({ resumeProject: 30, closeGoal: 40 });
     expect(httpOverhead(report, 'sample', { resumeProject: 95, closeGoal: 120 })).toEqual({ resumeProject: 25 });
     expect(httpOverhead(report, 'off', { resumeProject: 95 })).toEqual({});
-    const text = formatStageTable(report, [{ key: 'express-floor', label: 'parse-and-stringify Express floor', cpu_us: { resumeProject: 40, closeGoal: 61.6 } }], [{ mode: 'always', us: { resumeProject: 30, closeGoal: 40 } }]);
+    const text = formatStageTable(
+      report,
+      [{ key: 'express-floor', label: 'parse-and-stringify Express floor', cpu_us: { resumeProject: 40, closeGoal: 61.6 } }],
+      [{ mode: 'always', us: { resumeProject: 30, closeGoal: 40 } }],
+    );
     const lines = text.split('\n');
     expect(lines[0]?.split(/\s{2,}/)).toEqual(['µs per request (in process)', 'always resume', 'always close', 'sample resume']);
     expect(lines.find((l) => l.trim().startsWith('parse '))).toContain('(50%)');
     expect(lines.find((l) => l.startsWith('process CPU'))?.split(/\s{2,}/)).toEqual(['process CPU', '100.0', '150.0', '70.0']);
     expect(lines.find((l) => l.startsWith('parse-and-stringify'))?.split(/\s{2,}/)).toEqual(['parse-and-stringify Express floor', '40', '62']);
-    expect(lines.find((l) => l.startsWith('HTTP + Express, always'))?.split(/\s{2,}/)).toEqual(['HTTP + Express, always (server − in-process CPU)', '30', '40']);
+    expect(lines.find((l) => l.startsWith('HTTP + Express, always'))?.split(/\s{2,}/)).toEqual([
+      'HTTP + Express, always (server − in-process CPU)',
+      '30',
+      '40',
+    ]);
   });
 });
 
 describe('the measuring children, at a tiny size', () => {
   it("stages.ts runs with npm start's node flags, answers every request right, and every 200 reaches every stage", async () => {
-    const { stdout } = await run(process.execPath, [...startFlags(), 'mock/bench/stages.ts', '--requests', '4', '--warmup', '2', '--rounds', '2', '--modes', 'always,off'], { cwd: ROOT });
+    const { stdout } = await run(
+      process.execPath,
+      [...startFlags(), 'mock/bench/stages.ts', '--requests', '4', '--warmup', '2', '--rounds', '2', '--modes', 'always,off'],
+      { cwd: ROOT },
+    );
     const report: StageReport = JSON.parse(stdout);
     expect(report.node_flags).toEqual(startFlags());
     expect(report.failures).toEqual([]);
-    expect(report.results.map((r) => `${r.mode} ${r.operation} ${r.figures.requests}`)).toEqual(['always resumeProject 4', 'always closeGoal 4', 'off resumeProject 4', 'off closeGoal 4']);
+    expect(report.results.map((r) => `${r.mode} ${r.operation} ${r.figures.requests}`)).toEqual([
+      'always resumeProject 4',
+      'always closeGoal 4',
+      'off resumeProject 4',
+      'off closeGoal 4',
+    ]);
     for (const { figures } of report.results) {
       expect(Object.values(figures.reached)).toEqual(STAGES.map(() => 1));
       expect(STAGES.reduce((n, s) => n + figures.stages_us[s], figures.after_last_mark_us)).toBeCloseTo(figures.wall_us, 0);

@@ -27,12 +27,28 @@ describe('messages with a variable part say what the spec examples say', () => {
 describe('every catalog reply on a documented operation is documented there', () => {
   const check = createReplyChecker();
   const onOperations: errors.ErrorReply[] = [
-    errors.INVALID_JSON(false), errors.INVALID_JSON(true), errors.PAYLOAD_TOO_LARGE(false), errors.PAYLOAD_TOO_LARGE(true),
-    errors.NOT_ACCEPTABLE, errors.UNSUPPORTED_MEDIA_TYPE, errors.UNKNOWN_INPUT_FIELD('x'), errors.UNKNOWN_INPUT_TYPE('boolean'),
-    errors.NULL_FIELD('x'), errors.UNDECODABLE_ID, errors.DECODING_CRASH, errors.UNAUTHORIZED, errors.READ_ONLY_TOKEN,
-    errors.MISSING_REQUIRED_FIELDS(['a', 'b']), errors.NOT_FOUND, errors.FORBIDDEN, errors.OPERATION_FAILED, errors.METHOD_NOT_ALLOWED,
+    errors.INVALID_JSON(false),
+    errors.INVALID_JSON(true),
+    errors.PAYLOAD_TOO_LARGE(false),
+    errors.PAYLOAD_TOO_LARGE(true),
+    errors.NOT_ACCEPTABLE,
+    errors.UNSUPPORTED_MEDIA_TYPE,
+    errors.UNKNOWN_INPUT_FIELD('x'),
+    errors.UNKNOWN_INPUT_TYPE('boolean'),
+    errors.NULL_FIELD('x'),
+    errors.UNDECODABLE_ID,
+    errors.DECODING_CRASH,
+    errors.UNAUTHORIZED,
+    errors.READ_ONLY_TOKEN,
+    errors.MISSING_REQUIRED_FIELDS(['a', 'b']),
+    errors.NOT_FOUND,
+    errors.FORBIDDEN,
+    errors.OPERATION_FAILED,
+    errors.METHOD_NOT_ALLOWED,
   ];
-  it.each(onOperations.flatMap((reply) => ['resumeProject', 'closeGoal'].map((op) => [`${op} ${reply.code} ${reply.status} ${reply.framing}`, op, reply] as const)))('%s', async (_label, operationId, reply) => {
+  it.each(
+    onOperations.flatMap((reply) => ['resumeProject', 'closeGoal'].map((op) => [`${op} ${reply.code} ${reply.status} ${reply.framing}`, op, reply] as const)),
+  )('%s', async (_label, operationId, reply) => {
     expect(await check(reply, operationId)).toEqual([]);
   });
 
@@ -42,7 +58,9 @@ describe('every catalog reply on a documented operation is documented there', ()
 
   it('names the documented statuses when a status is not documented', async () => {
     const teapot: errors.ErrorReply = { code: 'TEAPOT', status: 418, body: "I'm a teapot", framing: 'none' };
-    expect(await check(teapot, 'closeGoal')).toEqual(['status 418 is not documented for closeGoal; documented: 200, 400, 401, 403, 404, 405, 406, 413, 415, 500']);
+    expect(await check(teapot, 'closeGoal')).toEqual([
+      'status 418 is not documented for closeGoal; documented: 200, 400, 401, 403, 404, 405, 406, 413, 415, 500',
+    ]);
   });
 
   it('names the violation when a body breaks its schema', async () => {
@@ -71,7 +89,11 @@ describe('a response that breaks the spec is a loud 500, never a quiet pass', ()
     const { send } = await import('./http.ts');
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : 0;
-    const response = await send(port, { path: RESUME, headers: { 'content-type': 'application/json', authorization: `Bearer ${mock.fixtures.tokens['full_access']}` }, body: JSON.stringify({ project_id: mock.fixtures.projects['paused'], message: doc('x') }) });
+    const response = await send(port, {
+      path: RESUME,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${mock.fixtures.tokens['full_access']}` },
+      body: JSON.stringify({ project_id: mock.fixtures.projects['paused'], message: doc('x') }),
+    });
     server.close();
     expect(response.status).toBe(500);
     expect(response.json()).toMatchObject({ error: 'Mock response invalid' });

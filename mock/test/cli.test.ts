@@ -37,11 +37,16 @@ describe('npm start', () => {
     const printed = await mock.ready;
     const url = /mock listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1];
     expect(url).toBeDefined();
-    for (const persona of ['full_access', 'read_only', 'comment_only', 'no_access', 'suspended']) expect(printed).toMatch(new RegExp(`${persona} +opk_[A-Za-z0-9_-]{43}\\n`));
+    for (const persona of ['full_access', 'read_only', 'comment_only', 'no_access', 'suspended'])
+      expect(printed).toMatch(new RegExp(`${persona} +opk_[A-Za-z0-9_-]{43}\\n`));
     for (const story of ['paused', 'active', 'closed', 'open']) expect(printed).toMatch(new RegExp(`${story} +[a-z0-9-]+-[A-Za-z0-9]{19,22}\\n`));
     const token = /full_access +(opk_\S+)/.exec(printed)?.[1] ?? '';
     const project = /paused +(\S+)/.exec(printed)?.[1] ?? '';
-    const response = await fetch(`${url}/api/external/v1/projects/resume`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ project_id: project, message: '{"type":"doc","content":[]}' }) });
+    const response = await fetch(`${url}/api/external/v1/projects/resume`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ project_id: project, message: '{"type":"doc","content":[]}' }),
+    });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { project: { state: string } }).project.state).toBe('active');
     mock.child.kill('SIGTERM');
@@ -71,14 +76,18 @@ describe('npm start', () => {
     expect(mock.output().trim()).toBe(line);
   });
 
-  it('keeps a session within --max-session-bytes: a larger document is the mock\'s 507', async () => {
+  it("keeps a session within --max-session-bytes: a larger document is the mock's 507", async () => {
     const mock = start(['--port', '0', '--max-session-bytes', '65536']);
     const printed = await mock.ready;
     const url = /mock listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1];
     const token = /full_access +(opk_\S+)/.exec(printed)?.[1] ?? '';
     const project = /paused +(\S+)/.exec(printed)?.[1] ?? '';
     const message = JSON.stringify({ type: 'doc', content: [{ type: 'text', text: 'x'.repeat(70_000) }] });
-    const response = await fetch(`${url}/api/external/v1/projects/resume`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ project_id: project, message }) });
+    const response = await fetch(`${url}/api/external/v1/projects/resume`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ project_id: project, message }),
+    });
     expect(response.status).toBe(507);
     expect(((await response.json()) as { error: string }).error).toBe('Mock storage limit');
     mock.child.kill('SIGTERM');
@@ -105,7 +114,25 @@ describe('npm start', () => {
   it('exits 2 naming the bad path of a --seed file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'seed-'));
     const file = join(dir, 'seed.json');
-    writeFileSync(file, JSON.stringify({ state: { company: {}, people: [], spaces: [], projects: [{ uuid: 'x', name: 'x', template: { id: 'x' } }], goals: [], tokens: [], activities: [], comment_threads: [], subscription_lists: [], subscriptions: [], notifications: [] }, fixtures: { tokens: {}, projects: {}, goals: {}, people: {} } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        state: {
+          company: {},
+          people: [],
+          spaces: [],
+          projects: [{ uuid: 'x', name: 'x', template: { id: 'x' } }],
+          goals: [],
+          tokens: [],
+          activities: [],
+          comment_threads: [],
+          subscription_lists: [],
+          subscriptions: [],
+          notifications: [],
+        },
+        fixtures: { tokens: {}, projects: {}, goals: {}, people: {} },
+      }),
+    );
     const mock = start(['--seed', file]);
     expect(await mock.exit).toBe(2);
     expect(mock.output()).toMatch(/^error: --seed .*: \$\.state\.projects\[0\]\.template is not a valid Project: /);

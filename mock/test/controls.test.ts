@@ -50,7 +50,12 @@ describe('sessions (X-Mock-Session)', () => {
     sessions.get('two');
     sessions.get('one');
     sessions.get('three');
-    expect(sessions.list().map((s) => s.name).sort()).toEqual(['one', 'three']);
+    expect(
+      sessions
+        .list()
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(['one', 'three']);
     expect(sessions.get('one').store.state.projects[0]?.name).toBe('changed in one');
   });
 });
@@ -91,7 +96,19 @@ describe('GET /__mock/requests', () => {
 describe('GET /__mock/events', () => {
   it('lists the recipients of a close with send_notifications_to_everyone: the space members but the author, and visible subscribers', async () => {
     const session = { 'x-mock-session': 'events' };
-    const closed = await mock.post(CLOSE, { goal_id: mock.fixtures.goals['open'], success: 'yes', retrospective: doc('Done.'), success_status: 'achieved', send_notifications_to_everyone: true, subscriber_ids: [mock.fixtures.people['comment_only']] }, token('full_access'), session);
+    const closed = await mock.post(
+      CLOSE,
+      {
+        goal_id: mock.fixtures.goals['open'],
+        success: 'yes',
+        retrospective: doc('Done.'),
+        success_status: 'achieved',
+        send_notifications_to_everyone: true,
+        subscriber_ids: [mock.fixtures.people['comment_only']],
+      },
+      token('full_access'),
+      session,
+    );
     expect(closed.status).toBe(200);
     const { events } = (await get('/__mock/events', session)).json() as { events: Array<Record<string, unknown>> };
     expect(events).toHaveLength(1);
@@ -138,7 +155,10 @@ describe('Prefer', () => {
   it('an undocumented code is a clear 400 naming the documented ones', async () => {
     const response = await mock.post(CLOSE, {}, undefined, { prefer: 'code=418' });
     expect(response.status).toBe(400);
-    expect(response.json()).toEqual({ error: 'Mock control error', message: 'Prefer: code=418 is not documented for closeGoal; documented: 200, 400, 401, 403, 404, 405, 406, 413, 415, 500' });
+    expect(response.json()).toEqual({
+      error: 'Mock control error',
+      message: 'Prefer: code=418 is not documented for closeGoal; documented: 200, 400, 401, 403, 404, 405, 406, 413, 415, 500',
+    });
   });
 
   it('example=NAME picks a named example, with or without a code', async () => {
@@ -179,7 +199,11 @@ describe('global delay', () => {
 
 describe('CORS', () => {
   it('answers a preflight from another origin, reflecting it with credentials allowed', async () => {
-    const response = await mock.send({ method: 'OPTIONS', path: RESUME, headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+    const response = await mock.send({
+      method: 'OPTIONS',
+      path: RESUME,
+      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+    });
     expect(response.status).toBe(204);
     expect(response.headers['access-control-allow-origin']).toBe('http://localhost:5173');
     expect(response.headers['access-control-allow-credentials']).toBe('true');
@@ -191,7 +215,11 @@ describe('CORS', () => {
   it('is off with --no-cors: an OPTIONS is production’s 405', async () => {
     const plain = await startMock({ cors: { enabled: false } });
     try {
-      const response = await plain.send({ method: 'OPTIONS', path: RESUME, headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST' } });
+      const response = await plain.send({
+        method: 'OPTIONS',
+        path: RESUME,
+        headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST' },
+      });
       expect([response.status, response.text, response.headers['access-control-allow-origin']]).toEqual([405, 'Method Not Allowed', undefined]);
     } finally {
       await plain.close();
@@ -201,9 +229,17 @@ describe('CORS', () => {
   it('allows only the listed origins with --cors-origin', async () => {
     const strict = await startMock({ cors: { enabled: true, origins: ['https://app.example.com'] } });
     try {
-      const other = await strict.send({ method: 'OPTIONS', path: RESUME, headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+      const other = await strict.send({
+        method: 'OPTIONS',
+        path: RESUME,
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+      });
       expect(other.headers['access-control-allow-origin']).toBeUndefined();
-      const listed = await strict.send({ method: 'OPTIONS', path: RESUME, headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } });
+      const listed = await strict.send({
+        method: 'OPTIONS',
+        path: RESUME,
+        headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+      });
       expect(listed.status).toBe(204);
     } finally {
       await strict.close();
@@ -243,10 +279,23 @@ describe('the control endpoints keep their own OpenAPI document (mock/openapi.ya
     if (!isObject(document)) throw new Error('generated/mock-control.json is not a document');
     const validator = createSchemaValidator(document);
     const session = { 'x-mock-session': 'documented' };
-    await mock.post(CLOSE, { goal_id: mock.fixtures.goals['open'], success: 'yes', retrospective: doc('Done.'), success_status: 'achieved' }, token('full_access'), session);
+    await mock.post(
+      CLOSE,
+      { goal_id: mock.fixtures.goals['open'], success: 'yes', retrospective: doc('Done.'), success_status: 'achieved' },
+      token('full_access'),
+      session,
+    );
     await mock.post(RESUME, resumeBody(), token('full_access'), session);
     const operations = listOperations(document);
-    expect(operations.map((o) => o.operationId).sort()).toEqual(['getFixtures', 'getRecord', 'getState', 'listEvents', 'listRequests', 'listSessions', 'reset']);
+    expect(operations.map((o) => o.operationId).sort()).toEqual([
+      'getFixtures',
+      'getRecord',
+      'getState',
+      'listEvents',
+      'listRequests',
+      'listSessions',
+      'reset',
+    ]);
     for (const operation of operations) {
       const path = operation.path.replace('{id}', mock.fixtures.goals['open'] ?? '');
       const response = await mock.send({ method: operation.method.toUpperCase(), path, headers: session });
@@ -270,7 +319,12 @@ describe('GET /__mock/records/{id}: a record as its write would answer it, witho
     expect(Object.keys(view.json() as object)).toEqual(['goal']);
     expect((await mock.send({ method: 'GET', path: '/__mock/state', headers: session })).text).toBe(before.text);
     // The close's answer differs from the view before it only in what close changes.
-    const closed = await mock.post(CLOSE, { goal_id: goal, success: 'yes', retrospective: doc('Done.'), success_status: 'achieved' }, token('full_access'), session);
+    const closed = await mock.post(
+      CLOSE,
+      { goal_id: goal, success: 'yes', retrospective: doc('Done.'), success_status: 'achieved' },
+      token('full_access'),
+      session,
+    );
     const after = await mock.send({ method: 'GET', path: `/__mock/records/${goal.slice(goal.lastIndexOf('-') + 1)}`, headers: session });
     expect(after.json()).toEqual(closed.json());
     const asCommenter = await mock.send({ method: 'GET', path: `/__mock/records/${goal}?as=comment_only`, headers: session });
@@ -282,10 +336,15 @@ describe('GET /__mock/records/{id}: a record as its write would answer it, witho
 
   it('refuses an unknown record or persona with the control error', async () => {
     const unknown = await mock.send({ method: 'GET', path: '/__mock/records/no-such-record-DoesNotExist0000000000' });
-    expect([unknown.status, unknown.json()]).toEqual([400, { error: 'Mock control error', message: 'no project or goal of this session has the id "no-such-record-DoesNotExist0000000000"' }]);
+    expect([unknown.status, unknown.json()]).toEqual([
+      400,
+      { error: 'Mock control error', message: 'no project or goal of this session has the id "no-such-record-DoesNotExist0000000000"' },
+    ]);
     const persona = await mock.send({ method: 'GET', path: `/__mock/records/${mock.fixtures.goals['open'] ?? ''}?as=admin` });
     expect(persona.status).toBe(400);
-    expect(persona.json()).toMatchObject({ message: expect.stringMatching(/^as must be a persona of the fixtures \(full_access, read_only, comment_only, no_access, suspended\), got "admin"$/) });
+    expect(persona.json()).toMatchObject({
+      message: expect.stringMatching(/^as must be a persona of the fixtures \(full_access, read_only, comment_only, no_access, suspended\), got "admin"$/),
+    });
   });
 });
 
@@ -293,8 +352,12 @@ describe('the fixture names (state.ts) are the ones mock/openapi.yaml documents 
   it('personas, project stories and goal stories: the schema requires each, and nothing else', async () => {
     const { GOAL_STORIES, PERSONAS, PROJECT_STORIES } = await import('../src/state.ts');
     const control = (await import('../../generated/mock-control.json', { with: { type: 'json' } })).default as unknown;
-    const fixtures = isObject(control) && isObject(control['components']) && isObject(control['components']['schemas']) ? control['components']['schemas']['Fixtures'] : undefined;
-    const required = (key: string): unknown => (isObject(fixtures) && isObject(fixtures['properties']) && isObject(fixtures['properties'][key]) ? fixtures['properties'][key]['required'] : undefined);
+    const fixtures =
+      isObject(control) && isObject(control['components']) && isObject(control['components']['schemas'])
+        ? control['components']['schemas']['Fixtures']
+        : undefined;
+    const required = (key: string): unknown =>
+      isObject(fixtures) && isObject(fixtures['properties']) && isObject(fixtures['properties'][key]) ? fixtures['properties'][key]['required'] : undefined;
     expect(required('tokens')).toEqual([...PERSONAS]);
     expect(required('projects')).toEqual([...PROJECT_STORIES]);
     expect(required('goals')).toEqual([...GOAL_STORIES]);

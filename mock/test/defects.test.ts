@@ -26,10 +26,19 @@ async function journal(session: string): Promise<Array<Record<string, unknown>>>
 /** Sends a body in two chunks `pause` ms apart, in the given session; resolves with the status. */
 function slowUpload(port: number, session: string, first: string, second: string, pause: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: 'POST', path: RESUME, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-mock-session': session } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: RESUME,
+        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-mock-session': session },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.write(first);
     setTimeout(() => req.end(second), pause);
@@ -42,7 +51,10 @@ describe('the request journal', () => {
     try {
       expect(await slowUpload(small.port, 'slow-413', `{"message":"${'x'.repeat(500)}`, `${'y'.repeat(600)}"}`, 300)).toBe(413);
       expect(await slowUpload(small.port, 'slow-401', '{', '}', 300)).toBe(401);
-      for (const [session, status] of [['slow-413', 413], ['slow-401', 401]] as const) {
+      for (const [session, status] of [
+        ['slow-413', 413],
+        ['slow-401', 401],
+      ] as const) {
         const body = (await small.send({ method: 'GET', path: '/__mock/requests', headers: { 'x-mock-session': session } })).json();
         const entry: unknown = isObject(body) && Array.isArray(body['requests']) ? body['requests'][0] : undefined;
         if (!isObject(entry)) throw new Error(`no journal entry in ${session}`);
@@ -87,7 +99,10 @@ describe('seed files are validated against a schema derived from the spec', () =
     const text = JSON.stringify(seed).replace('"access":', '"acess":');
     const file = join(mkdtempSync(join(tmpdir(), 'seed-')), 'seed.json');
     writeFileSync(file, text);
-    const run = spawnSync(process.execPath, [new URL('../src/main.ts', import.meta.url).pathname, '--seed', file, '--port', '0'], { encoding: 'utf8', timeout: 20_000 });
+    const run = spawnSync(process.execPath, [new URL('../src/main.ts', import.meta.url).pathname, '--seed', file, '--port', '0'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(run.status).toBe(2);
     expect(run.stderr.trim()).toBe(`error: --seed ${file}: $.state.projects[0].access is missing`);
   });

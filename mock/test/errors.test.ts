@@ -32,7 +32,11 @@ describe('the error table, byte for byte', () => {
   it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const before = await mock.state();
     const response = await mock.send(c.request());
-    expect({ status: response.status, body: response.text, contentType: response.headers['content-type'] }).toEqual({ status: c.status, body: c.body, contentType: c.contentType });
+    expect({ status: response.status, body: response.text, contentType: response.headers['content-type'] }).toEqual({
+      status: c.status,
+      body: c.body,
+      contentType: c.contentType,
+    });
     expect(response.headers['cache-control']).toBe('max-age=0, private, must-revalidate');
     expect(response.headers['x-request-id'] !== undefined).toBe(c.requestId ?? true);
     expect(await mock.state()).toEqual(before);
@@ -83,8 +87,16 @@ describe('id and token forms that production accepts', () => {
   });
 
   it('reads URL-encoded forms, where every value is a string (so a boolean field is a type error)', async () => {
-    const body = new URLSearchParams({ project_id: mock.fixtures.projects['paused'] ?? '', message: doc('Form.'), send_notifications_to_everyone: 'false' }).toString();
-    const response = await mock.send({ path: RESUME, headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${token('full_access')}` }, body });
+    const body = new URLSearchParams({
+      project_id: mock.fixtures.projects['paused'] ?? '',
+      message: doc('Form.'),
+      send_notifications_to_everyone: 'false',
+    }).toString();
+    const response = await mock.send({
+      path: RESUME,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${token('full_access')}` },
+      body,
+    });
     expect(response.status).toBe(400);
     expect(response.text).toBe(BAD_REQUEST('Unknown input type: boolean'));
   });

@@ -19,7 +19,8 @@ function pairs(): Pair[] {
     for (const name of Object.keys(requestExamples)) {
       const request = dereference(document, `${op.pointer}/requestBody/content/application~1json/examples/${name}`).value;
       const reply = dereference(document, `${response.pointer}/content/application~1json/examples/${name}`).value;
-      if (isObject(request) && isObject(reply)) out.push({ operationId: op.operationId, path: op.path, name, request: request['value'], response: reply['value'] });
+      if (isObject(request) && isObject(reply))
+        out.push({ operationId: op.operationId, path: op.path, name, request: request['value'], response: reply['value'] });
     }
   }
   return out;
@@ -45,7 +46,12 @@ afterAll(() => mock.close());
 const all = pairs();
 
 it('finds every named example pair of both operations', () => {
-  expect(all.map((p) => `${p.operationId}/${p.name}`).sort()).toEqual(['closeGoal/achieved_goal', 'closeGoal/missed_goal', 'resumeProject/closed_project', 'resumeProject/paused_project']);
+  expect(all.map((p) => `${p.operationId}/${p.name}`).sort()).toEqual([
+    'closeGoal/achieved_goal',
+    'closeGoal/missed_goal',
+    'resumeProject/closed_project',
+    'resumeProject/paused_project',
+  ]);
 });
 
 describe.each(all.map((p) => [`${p.operationId} ${p.name}`, p] as const))('%s', (_label, pair) => {

@@ -8,7 +8,7 @@ import { isObject, listOperations, responseSchemaPointer } from '../../spec/lib/
 import { createSchemaValidator, formatErrors } from '../../spec/lib/ajv.ts';
 import * as errors from '../src/errors.ts';
 import { JOURNAL_PATH_LENGTH } from '../src/sessions.ts';
-import { MAX_FORM_PAIRS, MAX_JSON_TOKENS } from '../src/transport.ts';
+import { MAX_JSON_TOKENS } from '../src/transport.ts';
 import { MAX_SUCCESS_LENGTH } from '../src/writes.ts';
 import { CLOSE, RESUME, doc, startMock, type RunningMock } from './http.ts';
 
@@ -39,7 +39,12 @@ describe('a session keeps at most its byte budget of rich text', () => {
     const token = mock.fixtures.tokens['full_access'];
     const before = (await stateOf(mock, 'big')).comment_threads.length;
     for (let i = 0; i < 12; i++) {
-      const answer = await mock.post(RESUME, { project_id: mock.fixtures.projects['paused'], message: largeDoc(100 * KiB, String.fromCharCode(97 + i)) }, token, { 'x-mock-session': 'big' });
+      const answer = await mock.post(
+        RESUME,
+        { project_id: mock.fixtures.projects['paused'], message: largeDoc(100 * KiB, String.fromCharCode(97 + i)) },
+        token,
+        { 'x-mock-session': 'big' },
+      );
       expect(answer.status).toBe(200);
     }
     const state = await stateOf(mock, 'big');
@@ -53,16 +58,22 @@ describe('a session keeps at most its byte budget of rich text', () => {
     expect(events.events).toHaveLength(12);
   });
 
-  it('refuses with the mock\'s 507, changing nothing, a document that alone is larger than the budget', async () => {
+  it("refuses with the mock's 507, changing nothing, a document that alone is larger than the budget", async () => {
     const token = mock.fixtures.tokens['full_access'];
     const before = await stateOf(mock, 'refused');
-    const answer = await mock.post(RESUME, { project_id: mock.fixtures.projects['paused'], message: largeDoc(300 * KiB) }, token, { 'x-mock-session': 'refused' });
+    const answer = await mock.post(RESUME, { project_id: mock.fixtures.projects['paused'], message: largeDoc(300 * KiB) }, token, {
+      'x-mock-session': 'refused',
+    });
     expect(answer.status).toBe(507);
     expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
     const body = answer.json() as { error: string; message: string };
     expect(body.error).toBe('Mock storage limit');
-    expect(body.message).toMatch(/^The mock did not apply this write: the rich-text document would keep about \d+ bytes; a session keeps at most \d+ \(--max-session-bytes\)\. Production would store it; send the mock a smaller document\.$/);
-    expect(body).toEqual(errors.MOCK_STORAGE_LIMIT(body.message.slice('The mock did not apply this write: '.length, body.message.indexOf(' (--max-session-bytes)'))).body);
+    expect(body.message).toMatch(
+      /^The mock did not apply this write: the rich-text document would keep about \d+ bytes; a session keeps at most \d+ \(--max-session-bytes\)\. Production would store it; send the mock a smaller document\.$/,
+    );
+    expect(body).toEqual(
+      errors.MOCK_STORAGE_LIMIT(body.message.slice('The mock did not apply this write: '.length, body.message.indexOf(' (--max-session-bytes)'))).body,
+    );
     expect(await stateOf(mock, 'refused')).toEqual(before);
   });
 
@@ -70,9 +81,17 @@ describe('a session keeps at most its byte budget of rich text', () => {
     const token = mock.fixtures.tokens['full_access'];
     const text = manyNodes(30_000);
     expect(text.length).toBeLessThan(budget / 2);
-    const answer = await mock.post(CLOSE, { goal_id: mock.fixtures.goals['open'], success: 'yes', success_status: 'achieved', retrospective: text }, token, { 'x-mock-session': 'shape' });
+    const answer = await mock.post(CLOSE, { goal_id: mock.fixtures.goals['open'], success: 'yes', success_status: 'achieved', retrospective: text }, token, {
+      'x-mock-session': 'shape',
+    });
     expect(answer.status).toBe(507);
-    expect((await mock.post(CLOSE, { goal_id: mock.fixtures.goals['open'], success: 'yes', success_status: 'achieved', retrospective: manyNodes(100) }, token, { 'x-mock-session': 'shape' })).status).toBe(200);
+    expect(
+      (
+        await mock.post(CLOSE, { goal_id: mock.fixtures.goals['open'], success: 'yes', success_status: 'achieved', retrospective: manyNodes(100) }, token, {
+          'x-mock-session': 'shape',
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('still checks everything production checks first: no token is 401 and a read-only token 403, before the size', async () => {
@@ -84,7 +103,7 @@ describe('a session keeps at most its byte budget of rich text', () => {
   });
 });
 
-describe('all sessions together keep at most the process\'s byte budget', () => {
+describe("all sessions together keep at most the process's byte budget", () => {
   let mock: RunningMock;
   beforeAll(async () => {
     mock = await startMock({ maxSessionBytes: 512 * KiB, maxTotalBytes: 1024 * KiB });
@@ -134,12 +153,16 @@ describe('a body that JSON.parse would make large', () => {
   });
 
   it('is 413 for a form body of more pairs than that', async () => {
-    const answer = await mock.send({ path: RESUME, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=&'.repeat(MAX_FORM_PAIRS + 1) });
+    const answer = await mock.send({ path: RESUME, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=&'.repeat(MAX_JSON_TOKENS + 1) });
     expect(answer.status).toBe(413);
   });
 
   it('counts no token inside strings: a text of a million commas and braces is stored', async () => {
-    const answer = await mock.post(CLOSE, { goal_id: mock.fixtures.goals['open'], success: 'yes', success_status: 'achieved', retrospective: doc('{[,:'.repeat(250_000)) }, mock.fixtures.tokens['full_access']);
+    const answer = await mock.post(
+      CLOSE,
+      { goal_id: mock.fixtures.goals['open'], success: 'yes', success_status: 'achieved', retrospective: doc('{[,:'.repeat(250_000)) },
+      mock.fixtures.tokens['full_access'],
+    );
     expect(answer.status).toBe(200);
   });
 });
@@ -153,7 +176,11 @@ describe("production's own limit on success", () => {
 
   it('answers 500 (goals.success is varchar(255)) to a longer success and changes nothing', async () => {
     const before = await mock.state();
-    const answer = await mock.post(CLOSE, { goal_id: mock.fixtures.goals['open'], success: 'y'.repeat(MAX_SUCCESS_LENGTH + 1), success_status: 'achieved', retrospective: doc('Done.') }, mock.fixtures.tokens['full_access']);
+    const answer = await mock.post(
+      CLOSE,
+      { goal_id: mock.fixtures.goals['open'], success: 'y'.repeat(MAX_SUCCESS_LENGTH + 1), success_status: 'achieved', retrospective: doc('Done.') },
+      mock.fixtures.tokens['full_access'],
+    );
     expect(answer.status).toBe(500);
     expect(answer.json()).toEqual(errors.OPERATION_FAILED.body);
     expect(await mock.state()).toEqual(before);
@@ -162,7 +189,11 @@ describe("production's own limit on success", () => {
   it('counts characters as Postgres does: 255 astral characters (510 UTF-16 units) are stored', async () => {
     const success = '😀'.repeat(MAX_SUCCESS_LENGTH);
     expect(success.length).toBe(2 * MAX_SUCCESS_LENGTH);
-    const answer = await mock.post(CLOSE, { goal_id: mock.fixtures.goals['open'], success, success_status: 'achieved', retrospective: doc('Done.') }, mock.fixtures.tokens['full_access']);
+    const answer = await mock.post(
+      CLOSE,
+      { goal_id: mock.fixtures.goals['open'], success, success_status: 'achieved', retrospective: doc('Done.') },
+      mock.fixtures.tokens['full_access'],
+    );
     expect(answer.status).toBe(200);
   });
 });
@@ -227,14 +258,22 @@ describe('a UTF-8 byte-order mark before a JSON body', () => {
   it('is invalid JSON, as Jason reads it: 400 before the token (it was 401)', async () => {
     const answer = await mock.send({ path: RESUME, headers: { 'content-type': 'application/json' }, body: Buffer.concat([BOM, Buffer.from('{}')]) });
     expect([answer.status, answer.text]).toEqual([errors.INVALID_JSON(false).status, errors.INVALID_JSON(false).body]);
-    const asJson = await mock.send({ path: RESUME, headers: { 'content-type': 'application/json', accept: 'application/json' }, body: Buffer.concat([BOM, Buffer.from('{}')]) });
+    const asJson = await mock.send({
+      path: RESUME,
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: Buffer.concat([BOM, Buffer.from('{}')]),
+    });
     expect([asJson.status, asJson.json()]).toEqual([400, errors.INVALID_JSON(true).body]);
   });
 
   it('before a valid request with a token, is still 400 and changes nothing', async () => {
     const before = await mock.state();
     const body = Buffer.concat([BOM, Buffer.from(JSON.stringify({ project_id: mock.fixtures.projects['paused'], message: doc('x') }))]);
-    const answer = await mock.send({ path: RESUME, headers: { 'content-type': 'application/json', authorization: `Bearer ${mock.fixtures.tokens['full_access']}` }, body });
+    const answer = await mock.send({
+      path: RESUME,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${mock.fixtures.tokens['full_access']}` },
+      body,
+    });
     expect(answer.status).toBe(400);
     expect(await mock.state()).toEqual(before);
   });

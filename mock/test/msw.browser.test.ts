@@ -47,28 +47,47 @@ beforeAll(async () => {
     root,
     logLevel: 'error',
     configFile: false,
-    build: { outDir: dir, emptyOutDir: true, lib: { entry: join(root, 'mock/test/browser/page.ts'), formats: ['es'], fileName: () => 'page.js' }, minify: false, target: 'es2022' },
+    build: {
+      outDir: dir,
+      emptyOutDir: true,
+      lib: { entry: join(root, 'mock/test/browser/page.ts'), formats: ['es'], fileName: () => 'page.js' },
+      minify: false,
+      target: 'es2022',
+    },
   });
-  const scripts = Object.fromEntries(readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => [`/${f}`, { type: 'text/javascript', body: readFileSync(join(dir, f), 'utf8') }]));
+  const scripts = Object.fromEntries(
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => [`/${f}`, { type: 'text/javascript', body: readFileSync(join(dir, f), 'utf8') }]),
+  );
   server = await serve({
     ...scripts,
-    '/': { type: 'text/html', body: '<!doctype html><meta charset="utf-8"><title>msw</title><link rel="icon" href="data:,"><script type="module" src="/page.js"></script>' },
+    '/': {
+      type: 'text/html',
+      body: '<!doctype html><meta charset="utf-8"><title>msw</title><link rel="icon" href="data:,"><script type="module" src="/page.js"></script>',
+    },
     '/mockServiceWorker.js': { type: 'text/javascript', body: readFileSync(join(root, 'node_modules/msw/lib/mockServiceWorker.js'), 'utf8') },
   });
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   context = await chromium.launchPersistentContext(join(dir, 'profile'), { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   // Nothing leaves this machine: anything but the page's own origin is refused.
-  await context.route((url) => url.origin !== origin, (route) => route.abort());
+  await context.route(
+    (url) => url.origin !== origin,
+    (route) => route.abort(),
+  );
   page = context.pages()[0] ?? (await context.newPage());
   page.on('pageerror', (error) => pageErrors.push(error.message));
   // Chromium logs every 4xx/5xx answer as "Failed to load resource"; the table expects many of those.
   page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource: the server responded with a status of')) pageErrors.push(`console: ${message.text()}`);
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource: the server responded with a status of'))
+      pageErrors.push(`console: ${message.text()}`);
   });
   await page.goto(`${origin}/`);
-  await page.waitForFunction(() => 'mockReady' in globalThis, undefined, { timeout: 20_000 }).catch(async (error: unknown) => {
-    throw new Error(`the page did not start: ${pageErrors.join(' | ') || String(error)}`);
-  });
+  await page
+    .waitForFunction(() => 'mockReady' in globalThis, undefined, { timeout: 20_000 })
+    .catch(async (error: unknown) => {
+      throw new Error(`the page did not start: ${pageErrors.join(' | ') || String(error)}`);
+    });
   expect(await page.evaluate(() => (globalThis as unknown as { mockReady: Promise<string> }).mockReady)).toBe('ready');
 }, 120_000);
 
@@ -83,7 +102,13 @@ const transport: Transport = async (sent) => {
   const headers: Array<[string, string]> = [];
   for (const [name, value] of Object.entries(sent.headers ?? {})) for (const one of Array.isArray(value) ? value : [value]) headers.push([name, one]);
   const body = sent.body === undefined ? null : [...(typeof sent.body === 'string' ? Buffer.from(sent.body, 'utf8') : sent.body)];
-  const seen = await page.evaluate((request) => (globalThis as unknown as { mockSend: (s: typeof request) => Promise<{ status: number; headers: Array<[string, string]>; text: string }> }).mockSend(request), { method: sent.method ?? 'POST', path: sent.path, headers, body });
+  const seen = await page.evaluate(
+    (request) =>
+      (globalThis as unknown as { mockSend: (s: typeof request) => Promise<{ status: number; headers: Array<[string, string]>; text: string }> }).mockSend(
+        request,
+      ),
+    { method: sent.method ?? 'POST', path: sent.path, headers, body },
+  );
   return { status: seen.status, headers: Object.fromEntries(seen.headers), text: seen.text };
 };
 
@@ -97,7 +122,11 @@ if (!available) {
 
     it('the page ran without an uncaught error, and the worker controls it', async () => {
       expect(pageErrors).toEqual([]);
-      expect(await page?.evaluate(() => Boolean((globalThis as unknown as { navigator: { serviceWorker: { controller: unknown } } }).navigator.serviceWorker.controller))).toBe(true);
+      expect(
+        await page?.evaluate(() =>
+          Boolean((globalThis as unknown as { navigator: { serviceWorker: { controller: unknown } } }).navigator.serviceWorker.controller),
+        ),
+      ).toBe(true);
     });
   });
 }

@@ -40,13 +40,23 @@ export function backendDefinition(document: JsonObject = loadDocument()): JsonOb
       [operation.method]: {
         operationId: operation.operationId,
         security: operation.operation['security'] ?? document['security'],
-        requestBody: { required: isObject(requestBody) && requestBody['required'] === true, content: { 'application/json': { schema: inlined(document, schema) } } },
-        responses: Object.fromEntries(Object.keys(isObject(responses) ? responses : {}).map((status) => [status, { description: `documented in generated/openapi.json` }])),
+        requestBody: {
+          required: isObject(requestBody) && requestBody['required'] === true,
+          content: { 'application/json': { schema: inlined(document, schema) } },
+        },
+        responses: Object.fromEntries(
+          Object.keys(isObject(responses) ? responses : {}).map((status) => [status, { description: `documented in generated/openapi.json` }]),
+        ),
       },
     };
   }
   const components = document['components'];
-  return { openapi: document['openapi'], info: document['info'], paths, components: { securitySchemes: isObject(components) ? components['securitySchemes'] : {} } };
+  return {
+    openapi: document['openapi'],
+    info: document['info'],
+    paths,
+    components: { securitySchemes: isObject(components) ? components['securitySchemes'] : {} },
+  };
 }
 
 /**
@@ -100,7 +110,9 @@ export function createRouting(definition: JsonObject = backendDefinition()): Rou
         const id = operation.operationId;
         if (id === undefined) throw new Error(`${operation.method.toUpperCase()} ${operation.path} has no operationId`);
         if ((operation.parameters ?? []).length > 0) throw new Error(`${id} takes parameters; the mock validates request bodies only`);
-        const body = (api.validator.getRequestValidatorsForOperation(id) ?? []).find((validate) => isObject(validate.schema) && isObject(validate.schema['properties']) && 'requestBody' in validate.schema['properties']);
+        const body = (api.validator.getRequestValidatorsForOperation(id) ?? []).find(
+          (validate) => isObject(validate.schema) && isObject(validate.schema['properties']) && 'requestBody' in validate.schema['properties'],
+        );
         if (!body) throw new Error(`${id} has no request body validator`);
         byId.set(id, { operation, schemes: (operation.security ?? []).flatMap((requirement) => Object.keys(requirement)), body });
       }

@@ -23,21 +23,28 @@ describe('the controls and a cross-origin page', () => {
         const answer = await mock.send({ method: 'GET', path: '/__mock/fixtures', headers: { origin: EVIL } });
         expect(answer.headers['access-control-allow-origin']).toBeUndefined();
         expect(answer.headers['access-control-allow-credentials']).toBeUndefined();
-        const preflight = await mock.send({ method: 'OPTIONS', path: '/__mock/fixtures', headers: { origin: EVIL, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-mock-session' } });
+        const preflight = await mock.send({
+          method: 'OPTIONS',
+          path: '/__mock/fixtures',
+          headers: { origin: EVIL, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-mock-session' },
+        });
         expect(preflight.status).toBe(204);
         expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
       });
 
       it('refuses a simple cross-site POST /__mock/reset?all=true (text/plain) with 403, and resets nothing', async () => {
         const token = mock.fixtures.tokens['full_access'];
-        await mock.post('/api/external/v1/projects/resume', { project_id: mock.fixtures.projects['paused'], message: '{"type":"doc","content":[]}' }, token, { 'x-mock-session': 'victim' });
+        await mock.post('/api/external/v1/projects/resume', { project_id: mock.fixtures.projects['paused'], message: '{"type":"doc","content":[]}' }, token, {
+          'x-mock-session': 'victim',
+        });
         const before = (await mock.send({ method: 'GET', path: '/__mock/state', headers: { 'x-mock-session': 'victim' } })).text;
         const answer = await mock.send({ method: 'POST', path: '/__mock/reset?all=true', headers: { origin: EVIL, 'content-type': 'text/plain' }, body: 'x' });
         expect(answer.status).toBe(403);
         expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
         expect(answer.json()).toEqual({
           error: 'Cross-origin request refused',
-          message: 'POST /__mock/reset from origin "https://evil.example" is refused: only loopback origins, or the ones named with --cors-origin, may change this server\'s state',
+          message:
+            'POST /__mock/reset from origin "https://evil.example" is refused: only loopback origins, or the ones named with --cors-origin, may change this server\'s state',
         });
         expect((await mock.send({ method: 'GET', path: '/__mock/state', headers: { 'x-mock-session': 'victim' } })).text).toBe(before);
       });
@@ -86,7 +93,12 @@ describe('the Host a request names, on the mock the CLI starts', () => {
         expect((await send(mock.port, { method: 'GET', path: '/__mock/fixtures', headers: { host } })).status, host).toBe(200);
       }
       for (const path of ['/__mock/fixtures', '/api/external/v1/projects/resume']) {
-        const refused = await send(mock.port, { method: path.startsWith('/__mock') ? 'GET' : 'POST', path, headers: { host: `evil.example:${mock.port}`, 'content-type': 'application/json' }, body: path.startsWith('/__mock') ? undefined : '{}' });
+        const refused = await send(mock.port, {
+          method: path.startsWith('/__mock') ? 'GET' : 'POST',
+          path,
+          headers: { host: `evil.example:${mock.port}`, 'content-type': 'application/json' },
+          body: path.startsWith('/__mock') ? undefined : '{}',
+        });
         expect(refused.status).toBe(421);
         expect(refused.headers['content-type']).toBe('application/json; charset=utf-8');
         const body = refused.json() as { error: string; message: string };

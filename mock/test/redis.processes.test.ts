@@ -14,7 +14,10 @@ const missing = redisMissing();
 type Replica = { child: ChildProcess; url: string; output(): string; exit: Promise<number | null> };
 
 function spawnMock(args: string[], env: Record<string, string> = {}): { child: ChildProcess; output(): string; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', MAIN, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORT: '', MOCK_STORE: '', ...env } });
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', MAIN, '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PORT: '', MOCK_STORE: '', ...env },
+  });
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
@@ -40,10 +43,18 @@ type Answer = { status: number; text: string; ms: number } | { error: string; ms
 async function call(url: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
   const started = performance.now();
   try {
-    const response = await fetch(`${url}${path}`, { method: init.method ?? 'POST', headers: init.headers ?? {}, body: init.body, signal: AbortSignal.timeout(20_000) });
+    const response = await fetch(`${url}${path}`, {
+      method: init.method ?? 'POST',
+      headers: init.headers ?? {},
+      body: init.body,
+      signal: AbortSignal.timeout(20_000),
+    });
     return { status: response.status, text: await response.text(), ms: performance.now() - started };
   } catch (error) {
-    return { error: error instanceof Error ? `${error.name}: ${error.cause instanceof Error ? error.cause.message : error.message}` : String(error), ms: performance.now() - started };
+    return {
+      error: error instanceof Error ? `${error.name}: ${error.cause instanceof Error ? error.cause.message : error.message}` : String(error),
+      ms: performance.now() - started,
+    };
   }
 }
 
@@ -72,7 +83,9 @@ describe('the mock command with --store', () => {
   it('exits 2 with one line for a malformed MOCK_STORE, never printing its password', async () => {
     const mock = spawnMock([], { MOCK_STORE: 'redis://:hunter2@127.0.0.1:6379/db0' });
     expect(await mock.exit).toBe(2);
-    expect(mock.output()).toBe('error: MOCK_STORE has a database that is not a number: redis://:***@127.0.0.1:6379/db0; expected redis://host:port/db, e.g. redis://127.0.0.1:6379/0\n');
+    expect(mock.output()).toBe(
+      'error: MOCK_STORE has a database that is not a number: redis://:***@127.0.0.1:6379/db0; expected redis://host:port/db, e.g. redis://127.0.0.1:6379/0\n',
+    );
   }, 30_000);
 });
 
@@ -83,9 +96,13 @@ describe.skipIf(missing !== undefined)(`mock processes on one Redis${missing ? `
   let fixtures: { tokens: Record<string, string>; projects: Record<string, string>; goals: Record<string, string>; people: Record<string, string> };
   beforeAll(async () => {
     redis = await startRedis();
-    [a, b] = await Promise.all([startReplica(['--store', redis.url, '--store-prefix', 'replicas']), startReplica(['--store', redis.url, '--store-prefix', 'replicas'])]);
+    [a, b] = await Promise.all([
+      startReplica(['--store', redis.url, '--store-prefix', 'replicas']),
+      startReplica(['--store', redis.url, '--store-prefix', 'replicas']),
+    ]);
     const raw = json(await (await fetch(`${a.url}/__mock/fixtures`)).text());
-    const strings = (key: string): Record<string, string> => Object.fromEntries(Object.entries(isObject(raw[key]) ? raw[key] : {}).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    const strings = (key: string): Record<string, string> =>
+      Object.fromEntries(Object.entries(isObject(raw[key]) ? raw[key] : {}).filter((e): e is [string, string] => typeof e[1] === 'string'));
     fixtures = { tokens: strings('tokens'), projects: strings('projects'), goals: strings('goals'), people: strings('people') };
   }, 120_000);
   afterAll(async () => {
@@ -93,7 +110,11 @@ describe.skipIf(missing !== undefined)(`mock processes on one Redis${missing ? `
     await redis?.stop();
   });
 
-  const headers = (session: string): Record<string, string> => ({ 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}`, 'x-mock-session': session });
+  const headers = (session: string): Record<string, string> => ({
+    'content-type': 'application/json',
+    authorization: `Bearer ${fixtures.tokens['full_access']}`,
+    'x-mock-session': session,
+  });
   const marker = (i: number): string => `write ${i};`;
 
   it('200 concurrent writes spread over both replicas leave the state and journals of one serial order', async () => {
@@ -107,7 +128,16 @@ describe.skipIf(missing !== undefined)(`mock processes on one Redis${missing ? `
           : i % 4 === 1
             ? { path: RESUME, body: { project_id: fixtures.projects['active'], message: doc(marker(i)) } }
             : i % 4 === 2
-              ? { path: CLOSE, body: { goal_id: fixtures.goals['open'], success: i % 8 === 2 ? 'yes' : 'no', success_status: i % 8 === 2 ? 'achieved' : 'missed', retrospective: doc(marker(i)), send_notifications_to_everyone: i % 8 === 2 } }
+              ? {
+                  path: CLOSE,
+                  body: {
+                    goal_id: fixtures.goals['open'],
+                    success: i % 8 === 2 ? 'yes' : 'no',
+                    success_status: i % 8 === 2 ? 'achieved' : 'missed',
+                    retrospective: doc(marker(i)),
+                    send_notifications_to_everyone: i % 8 === 2,
+                  },
+                }
               : { path: CLOSE, body: { goal_id: fixtures.goals['closed'], success: 'yes', success_status: 'achieved', retrospective: doc(marker(i)) } };
       return call(target.url, body.path, { headers: headers(session), body: JSON.stringify(body.body) });
     });
@@ -129,7 +159,11 @@ describe.skipIf(missing !== undefined)(`mock processes on one Redis${missing ? `
     expect(count(state, 'notifications')).toBe(count(seed, 'notifications') + events.reduce((n, e) => n + list(e['notified']).length, 0));
     expect(events.reduce((n, e) => n + list(e['notified']).length, 0)).toBeGreaterThan(50);
     const threads = list(state['comment_threads']).map((t) => JSON.stringify(t['message']));
-    for (let i = 0; i < 200; i++) expect(threads.filter((t) => t.includes(`"${marker(i)}"`)), marker(i)).toHaveLength(1);
+    for (let i = 0; i < 200; i++)
+      expect(
+        threads.filter((t) => t.includes(`"${marker(i)}"`)),
+        marker(i),
+      ).toHaveLength(1);
 
     // The records hold what the last write of that order left: the open goal's outcome is its last close's.
     const open = list(seed['goals']).find((g) => g['closed_at'] === null)?.['uuid'];
@@ -157,7 +191,10 @@ describe.skipIf(missing !== undefined)(`mock processes on one Redis${missing ? `
         const i = next++;
         if (i >= total) return;
         const replica = i % 2 === 0 ? 'a' : 'b';
-        const answer = await call(replica === 'a' ? a.url : b.url, RESUME, { headers: headers(session), body: JSON.stringify({ project_id: fixtures.projects['paused'], message: doc(marker(i)) }) });
+        const answer = await call(replica === 'a' ? a.url : b.url, RESUME, {
+          headers: headers(session),
+          body: JSON.stringify({ project_id: fixtures.projects['paused'], message: doc(marker(i)) }),
+        });
         outcomes[i] = { replica, answer };
         if (!killed && outcomes.filter(Boolean).length >= 60) {
           killed = true;
@@ -172,11 +209,20 @@ describe.skipIf(missing !== undefined)(`mock processes on one Redis${missing ? `
     // Not vacuous: the killed replica answered writes before it died, and refused some after.
     expect(outcomes.some((o) => o.replica === 'a' && 'status' in o.answer && o.answer.status === 200)).toBe(true);
     expect(outcomes.some((o) => o.replica === 'a' && 'error' in o.answer)).toBe(true);
-    expect(outcomes.filter((o) => o.replica === 'b').map((o) => statusOf(o.answer)).filter((s) => s !== 200)).toEqual([]);
+    expect(
+      outcomes
+        .filter((o) => o.replica === 'b')
+        .map((o) => statusOf(o.answer))
+        .filter((s) => s !== 200),
+    ).toEqual([]);
 
     const state = json(textOf(await call(b.url, '/__mock/state', { method: 'GET', headers: { 'x-mock-session': session } })));
     const threads = list(state['comment_threads']).map((t) => JSON.stringify(t['message']));
-    for (const i of answered) expect(threads.filter((t) => t.includes(`"${marker(i)}"`)), marker(i)).toHaveLength(1);
+    for (const i of answered)
+      expect(
+        threads.filter((t) => t.includes(`"${marker(i)}"`)),
+        marker(i),
+      ).toHaveLength(1);
     // A write the killed replica never answered was applied once or not at all, never twice.
     for (let i = 0; i < total; i++) expect(threads.filter((t) => t.includes(`"${marker(i)}"`)).length, marker(i)).toBeLessThanOrEqual(1);
     const events = list(json(textOf(await call(b.url, '/__mock/events', { method: 'GET', headers: { 'x-mock-session': session } })))['events']);
@@ -202,7 +248,10 @@ describe.skipIf(missing !== undefined)(`a mock whose Redis goes away${missing ? 
   const write = (): Promise<Answer> => {
     const tokens = isObject(fixtures['tokens']) ? fixtures['tokens'] : {};
     const goals = isObject(fixtures['goals']) ? fixtures['goals'] : {};
-    return call(mock.url, CLOSE, { headers: { 'content-type': 'application/json', authorization: `Bearer ${String(tokens['full_access'])}` }, body: JSON.stringify({ goal_id: goals['open'], success: 'yes', success_status: 'achieved', retrospective: doc('x') }) });
+    return call(mock.url, CLOSE, {
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${String(tokens['full_access'])}` },
+      body: JSON.stringify({ goal_id: goals['open'], success: 'yes', success_status: 'achieved', retrospective: doc('x') }),
+    });
   };
   /** Writes until one is 200 (the mock recovered on its own), at most `seconds`. */
   async function recovered(seconds: number): Promise<Answer[]> {
@@ -217,7 +266,11 @@ describe.skipIf(missing !== undefined)(`a mock whose Redis goes away${missing ? 
     return seen;
   }
   const isUnavailable = (answer: Answer, reason: RegExp): boolean =>
-    'status' in answer && answer.status === 503 && !answer.text.includes('\n') && reason.test(String(json(answer.text)['message'])) && json(answer.text)['error'] === 'Mock store unavailable';
+    'status' in answer &&
+    answer.status === 503 &&
+    !answer.text.includes('\n') &&
+    reason.test(String(json(answer.text)['message'])) &&
+    json(answer.text)['error'] === 'Mock store unavailable';
 
   it('answers 503 while Redis is stopped under load, and 200 again once it is back, without a restart', async () => {
     expect(statusOf(await write())).toBe(200);
@@ -250,7 +303,12 @@ describe.skipIf(missing !== undefined)(`a mock whose Redis goes away${missing ? 
     const down = phases.filter((p) => p.phase === 'down').map((p) => p.answer);
     expect(down.length).toBeGreaterThan(0);
     expect(down.filter((answer) => !isUnavailable(answer, /is unreachable/))).toEqual([]);
-    expect(phases.filter((p) => p.phase === 'up').map((p) => statusOf(p.answer)).filter((s) => s !== 200)).toEqual([]);
+    expect(
+      phases
+        .filter((p) => p.phase === 'up')
+        .map((p) => statusOf(p.answer))
+        .filter((s) => s !== 200),
+    ).toEqual([]);
     const back = phases.filter((p) => p.phase === 'back').map((p) => statusOf(p.answer));
     expect(back.every((s) => s === 200 || s === 503)).toBe(true);
     expect(back.at(-1)).toBe(200);

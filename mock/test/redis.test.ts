@@ -9,7 +9,7 @@ import { isObject, listOperations, responseSchemaPointer } from '../../spec/lib/
 import { createSchemaValidator, formatErrors } from '../../spec/lib/ajv.ts';
 import { createMockApp, defaultSeed, type MockOptions } from '../src/index.ts';
 import { openRedisSessions, parseStoreUrl, type RedisSessions } from '../src/redis.ts';
-import { HISTORY_LIMIT } from '../src/store.ts';
+import { EVENT_JOURNAL_LIMIT } from '../src/store.ts';
 import { behaviourTable, runCase, seedFixtures, type Exchange, type Transport } from './behaviour.ts';
 import { CLOSE, RESUME, doc, send, type Sent } from './http.ts';
 import { redisMissing, startRedis, type RedisServer } from './redisServer.ts';
@@ -30,13 +30,25 @@ describe('--store URL', () => {
   });
 
   it.each([
-    ['http://127.0.0.1:6379/0', '--store must be a redis:// or rediss:// URL, got http://127.0.0.1:6379/0; expected redis://host:port/db, e.g. redis://127.0.0.1:6379/0'],
+    [
+      'http://127.0.0.1:6379/0',
+      '--store must be a redis:// or rediss:// URL, got http://127.0.0.1:6379/0; expected redis://host:port/db, e.g. redis://127.0.0.1:6379/0',
+    ],
     ['127.0.0.1:6379', '--store is not a URL: "127.0.0.1:6379"; expected redis://host:port/db, e.g. redis://127.0.0.1:6379/0'],
     ['localhost:6379', '--store must be a redis:// or rediss:// URL, got localhost:6379; expected redis://host:port/db, e.g. redis://127.0.0.1:6379/0'],
     ['not a url', '--store is not a URL: "not a url"; expected redis://host:port/db, e.g. redis://127.0.0.1:6379/0'],
-    ['redis://:secret@127.0.0.1:6379/zero', '--store has a database that is not a number: redis://:***@127.0.0.1:6379/zero; expected redis://host:port/db, e.g. redis://127.0.0.1:6379/0'],
-    ['redis://127.0.0.1:6379/0?db=1', '--store has an unknown parameter "db" (only timeout=MS): redis://127.0.0.1:6379/0?db=1; expected redis://host:port/db, e.g. redis://127.0.0.1:6379/0'],
-    ['redis://127.0.0.1:6379/0?timeout=0', '--store timeout must be 50 to 60000 ms: redis://127.0.0.1:6379/0?timeout=0; expected redis://host:port/db, e.g. redis://127.0.0.1:6379/0'],
+    [
+      'redis://:secret@127.0.0.1:6379/zero',
+      '--store has a database that is not a number: redis://:***@127.0.0.1:6379/zero; expected redis://host:port/db, e.g. redis://127.0.0.1:6379/0',
+    ],
+    [
+      'redis://127.0.0.1:6379/0?db=1',
+      '--store has an unknown parameter "db" (only timeout=MS): redis://127.0.0.1:6379/0?db=1; expected redis://host:port/db, e.g. redis://127.0.0.1:6379/0',
+    ],
+    [
+      'redis://127.0.0.1:6379/0?timeout=0',
+      '--store timeout must be 50 to 60000 ms: redis://127.0.0.1:6379/0?timeout=0; expected redis://host:port/db, e.g. redis://127.0.0.1:6379/0',
+    ],
   ])('refuses %s in one line that never shows a password', (url, message) => {
     expect(parseStoreUrl(url)).toEqual({ ok: false, message });
   });
@@ -71,12 +83,20 @@ async function listen(options: MockOptions): Promise<Listening> {
 /** An answer as two mocks can share it: no Date, no per-process request id, no timing (nor the length it changes). */
 function comparable(exchange: Exchange): unknown {
   const { date: _date, 'x-request-id': requestId, connection: _connection, 'keep-alive': _keepAlive, 'content-length': _length, ...headers } = exchange.headers;
-  return { status: exchange.status, headers: { ...headers, 'x-request-id': requestId !== undefined }, text: exchange.text.replace(/"duration_ms":\d+/g, '"duration_ms":0') };
+  return {
+    status: exchange.status,
+    headers: { ...headers, 'x-request-id': requestId !== undefined },
+    text: exchange.text.replace(/"duration_ms":\d+/g, '"duration_ms":0'),
+  };
 }
 
 const received = async (port: number, sent: Sent): Promise<Exchange> => {
   const answer = await send(port, sent);
-  return { status: answer.status, headers: Object.fromEntries(Object.entries(answer.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v])), text: answer.text };
+  return {
+    status: answer.status,
+    headers: Object.fromEntries(Object.entries(answer.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v])),
+    text: answer.text,
+  };
 };
 
 describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${missing})` : ''}`, () => {
@@ -112,14 +132,21 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
       const seed = defaultSeed();
       const newId = sequentialIds();
       const base = { seed, now, newId, bodyLimit: 4096 };
-      replicas = [await serve({ ...base, sessions: await open('table', { seed, storeOptions: { now, newId } }) }), await serve({ ...base, sessions: await open('table', { seed, storeOptions: { now, newId } }) })];
+      replicas = [
+        await serve({ ...base, sessions: await open('table', { seed, storeOptions: { now, newId } }) }),
+        await serve({ ...base, sessions: await open('table', { seed, storeOptions: { now, newId } }) }),
+      ];
       memory = await serve({ now, newId: sequentialIds(), bodyLimit: 4096 });
     });
     let turn = 0;
     it('gives the same answers to the whole table sent as one sequence in one session', async () => {
       const requests = table.flatMap((c) => c.requests);
       const fromMemory = await runCase((sent) => received(memory.port, sent), { name: 'all', requests, check: () => undefined }, 'one-session');
-      const fromReplicas = await runCase((sent) => received(replicas[turn++ % 2]?.port ?? 0, sent), { name: 'all', requests, check: () => undefined }, 'one-session');
+      const fromReplicas = await runCase(
+        (sent) => received(replicas[turn++ % 2]?.port ?? 0, sent),
+        { name: 'all', requests, check: () => undefined },
+        'one-session',
+      );
       expect(fromReplicas.filter((a) => a.status === 200).length).toBeGreaterThan(20);
       expect(fromReplicas.map(comparable)).toEqual(fromMemory.map(comparable));
     }, 120_000);
@@ -139,17 +166,39 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
       const seed = defaultSeed();
       const newId = sequentialIds();
       const base = { seed, now, newId };
-      const replicas = [await serve({ ...base, sessions: await open('history', { seed, storeOptions: { now, newId } }) }), await serve({ ...base, sessions: await open('history', { seed, storeOptions: { now, newId } }) })];
+      const replicas = [
+        await serve({ ...base, sessions: await open('history', { seed, storeOptions: { now, newId } }) }),
+        await serve({ ...base, sessions: await open('history', { seed, storeOptions: { now, newId } }) }),
+      ];
       const memory = await serve({ now, newId: sequentialIds() });
       const token = (persona: string): string => fixtures.tokens[persona] ?? '';
-      const json = (path: string, body: unknown, persona: string, session = 'history'): Sent => ({ path, headers: { 'content-type': 'application/json', authorization: `Bearer ${token(persona)}`, 'x-mock-session': session }, body: JSON.stringify(body) });
+      const json = (path: string, body: unknown, persona: string, session = 'history'): Sent => ({
+        path,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token(persona)}`, 'x-mock-session': session },
+        body: JSON.stringify(body),
+      });
       const get = (path: string, session = 'history'): Sent => ({ method: 'GET', path, headers: { 'x-mock-session': session } });
       const comment = fixtures.people['comment_only'] ?? '';
       const sequence: Sent[] = [
         // Alice closes the goal for everyone and subscribes Carol: Carol is notified …
-        json(CLOSE, { goal_id: fixtures.goals['open'], success: 'yes', success_status: 'achieved', retrospective: doc('Done, thanks ', { id: comment, label: 'Carol' }), send_notifications_to_everyone: true, subscriber_ids: [comment] }, 'full_access'),
+        json(
+          CLOSE,
+          {
+            goal_id: fixtures.goals['open'],
+            success: 'yes',
+            success_status: 'achieved',
+            retrospective: doc('Done, thanks ', { id: comment, label: 'Carol' }),
+            send_notifications_to_everyone: true,
+            subscriber_ids: [comment],
+          },
+          'full_access',
+        ),
         // … and resumes the paused project mentioning Carol, who can see it: notified again.
-        json(RESUME, { project_id: fixtures.projects['paused'], message: doc('Back on, ', { id: comment, label: 'Carol' }), subscriber_ids: [comment] }, 'full_access'),
+        json(
+          RESUME,
+          { project_id: fixtures.projects['paused'], message: doc('Back on, ', { id: comment, label: 'Carol' }), subscriber_ids: [comment] },
+          'full_access',
+        ),
         json(RESUME, { project_id: fixtures.projects['active'], message: doc('Go.') }, 'full_access', 'other'),
         json(CLOSE, { goal_id: fixtures.goals['open'], success: 'no', success_status: 'missed', retrospective: doc('Undone.') }, 'comment_only'),
         json(RESUME, { project_id: fixtures.projects['paused'], message: doc('Again.') }, 'full_access'),
@@ -179,15 +228,24 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
       const a = await serve({ seed, sessions: await open('evict', { seed, maxSessions: 2 }) });
       const b = await serve({ seed, sessions: await open('evict', { seed, maxSessions: 2 }) });
       const fixtures = seedFixtures();
-      const resume = (session: string): Sent => ({ path: RESUME, headers: { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}`, 'x-mock-session': session }, body: JSON.stringify({ project_id: fixtures.projects['paused'], message: doc('x') }) });
-      const state = async (port: number, session: string): Promise<unknown> => JSON.parse((await received(port, { method: 'GET', path: '/__mock/state', headers: { 'x-mock-session': session } })).text);
+      const resume = (session: string): Sent => ({
+        path: RESUME,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}`, 'x-mock-session': session },
+        body: JSON.stringify({ project_id: fixtures.projects['paused'], message: doc('x') }),
+      });
+      const state = async (port: number, session: string): Promise<unknown> =>
+        JSON.parse((await received(port, { method: 'GET', path: '/__mock/state', headers: { 'x-mock-session': session } })).text);
       expect((await received(a.port, resume('one'))).status).toBe(200);
       await state(b.port, 'default');
       await state(b.port, 'two');
       await state(a.port, 'one');
       await state(b.port, 'three');
       const listed = JSON.parse((await received(a.port, { method: 'GET', path: '/__mock/sessions' })).text);
-      expect(isObject(listed) && Array.isArray(listed['sessions']) ? listed['sessions'].map((s: unknown) => (isObject(s) ? s['name'] : null)) : null).toEqual(['default', 'one', 'three']);
+      expect(isObject(listed) && Array.isArray(listed['sessions']) ? listed['sessions'].map((s: unknown) => (isObject(s) ? s['name'] : null)) : null).toEqual([
+        'default',
+        'one',
+        'three',
+      ]);
       expect(await state(b.port, 'one')).toMatchObject({ projects: [{ stored_status: 'active' }, {}, {}] });
     });
 
@@ -196,7 +254,11 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
       const a = await serve({ seed, sessions: await open('reset', { seed }) });
       const b = await serve({ seed, sessions: await open('reset', { seed }) });
       const fixtures = seedFixtures();
-      const resume = (session: string): Sent => ({ path: RESUME, headers: { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}`, 'x-mock-session': session }, body: JSON.stringify({ project_id: fixtures.projects['paused'], message: doc('x') }) });
+      const resume = (session: string): Sent => ({
+        path: RESUME,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}`, 'x-mock-session': session },
+        body: JSON.stringify({ project_id: fixtures.projects['paused'], message: doc('x') }),
+      });
       const stored = async (port: number, session: string): Promise<unknown> => {
         const value: unknown = JSON.parse((await received(port, { method: 'GET', path: '/__mock/state', headers: { 'x-mock-session': session } })).text);
         return isObject(value) && Array.isArray(value['projects']) && isObject(value['projects'][0]) ? value['projects'][0]['stored_status'] : undefined;
@@ -219,7 +281,11 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
       const admin = new Redis(redis.port, '127.0.0.1');
       await admin.flushall();
       await admin.quit();
-      const answer = await received(a.port, { path: RESUME, headers: { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}` }, body: JSON.stringify({ project_id: fixtures.projects['paused'], message: doc('x') }) });
+      const answer = await received(a.port, {
+        path: RESUME,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}` },
+        body: JSON.stringify({ project_id: fixtures.projects['paused'], message: doc('x') }),
+      });
       expect(answer.status).toBe(200);
     });
   });
@@ -239,7 +305,13 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
       const close: Sent = {
         path: CLOSE,
         headers: { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}` },
-        body: JSON.stringify({ goal_id: fixtures.goals['open'], success: 'yes', success_status: 'achieved', retrospective: doc('Done.'), send_notifications_to_everyone: true }),
+        body: JSON.stringify({
+          goal_id: fixtures.goals['open'],
+          success: 'yes',
+          success_status: 'achieved',
+          retrospective: doc('Done.'),
+          send_notifications_to_everyone: true,
+        }),
       };
       const shared = await serve({ seed, sessions: await open('large', { seed }) });
       const memory = await serve({ seed: structuredClone(seed) });
@@ -250,7 +322,7 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
       };
       const stored = await notifications(shared.port);
       expect(stored).toBe(await notifications(memory.port));
-      expect(stored).toBe(HISTORY_LIMIT);
+      expect(stored).toBe(EVENT_JOURNAL_LIMIT);
     });
   });
 
@@ -262,7 +334,11 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
       opened.push(sessions);
       const a = await serve({ seed, sessions });
       const fixtures = seedFixtures();
-      const resume: Sent = { path: RESUME, headers: { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}` }, body: JSON.stringify({ project_id: fixtures.projects['paused'], message: doc('x') }) };
+      const resume: Sent = {
+        path: RESUME,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}` },
+        body: JSON.stringify({ project_id: fixtures.projects['paused'], message: doc('x') }),
+      };
       expect((await received(a.port, resume)).status).toBe(200);
       await own.kill();
       const api = await received(a.port, resume);
@@ -272,7 +348,12 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
         expect(answer.status).toBe(503);
         expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
         expect(answer.text.split('\n')).toHaveLength(1);
-        expect(JSON.parse(answer.text)).toEqual({ error: 'Mock store unavailable', message: expect.stringMatching(/^The mock's shared store \(Redis\) is unreachable \((ECONNREFUSED|connection closed)\)\. The request may or may not have been applied; retry it once the store is back\.$/) });
+        expect(JSON.parse(answer.text)).toEqual({
+          error: 'Mock store unavailable',
+          message: expect.stringMatching(
+            /^The mock's shared store \(Redis\) is unreachable \((ECONNREFUSED|connection closed)\)\. The request may or may not have been applied; retry it once the store is back\.$/,
+          ),
+        });
       }
       // What needs no store is answered as ever.
       expect(unreadable.status).toBe(400);
@@ -296,7 +377,11 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
       const sessions = await open('full', { seed });
       const a = await serve({ seed, sessions });
       const fixtures = seedFixtures();
-      const resume: Sent = { path: RESUME, headers: { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}` }, body: JSON.stringify({ project_id: fixtures.projects['paused'], message: doc('x') }) };
+      const resume: Sent = {
+        path: RESUME,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}` },
+        body: JSON.stringify({ project_id: fixtures.projects['paused'], message: doc('x') }),
+      };
       const { Redis } = await import('ioredis');
       const admin = new Redis(redis.port, '127.0.0.1');
       try {
@@ -304,7 +389,12 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
         await admin.config('SET', 'maxmemory', '1');
         const refused = await received(a.port, resume);
         expect(refused.status).toBe(503);
-        expect(JSON.parse(refused.text)).toEqual({ error: 'Mock store unavailable', message: expect.stringMatching(/^The mock's shared store \(Redis\) refused the command \(OOM command not allowed when used memory > 'maxmemory'\.\)\. The request may or may not have been applied; retry it once the store is back\.$/) });
+        expect(JSON.parse(refused.text)).toEqual({
+          error: 'Mock store unavailable',
+          message: expect.stringMatching(
+            /^The mock's shared store \(Redis\) refused the command \(OOM command not allowed when used memory > 'maxmemory'\.\)\. The request may or may not have been applied; retry it once the store is back\.$/,
+          ),
+        });
       } finally {
         await admin.config('SET', 'maxmemory', '0');
         await admin.quit();
@@ -316,9 +406,13 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
   describe('what Redis may lose, and what a session may keep', () => {
     const fixtures = seedFixtures();
     const auth = { 'content-type': 'application/json', authorization: `Bearer ${fixtures.tokens['full_access']}` };
-    const resume = (message: string, session = 'bytes'): Sent => ({ path: RESUME, headers: { ...auth, 'x-mock-session': session }, body: JSON.stringify({ project_id: fixtures.projects['paused'], message }) });
+    const resume = (message: string, session = 'bytes'): Sent => ({
+      path: RESUME,
+      headers: { ...auth, 'x-mock-session': session },
+      body: JSON.stringify({ project_id: fixtures.projects['paused'], message }),
+    });
 
-    it('refuses at start, in one line naming the fix, a Redis whose maxmemory-policy can evict the mock\'s keys', async () => {
+    it("refuses at start, in one line naming the fix, a Redis whose maxmemory-policy can evict the mock's keys", async () => {
       const own = await startRedis();
       const { Redis } = await import('ioredis');
       const admin = new Redis(own.port, '127.0.0.1');
@@ -349,7 +443,10 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
         await sessions.checkEvictionPolicy();
         const refused = await received(a.port, resume(doc('y'), 'p'));
         expect(refused.status).toBe(503);
-        expect(JSON.parse(refused.text)).toEqual({ error: 'Mock store unavailable', message: expect.stringMatching(/^The mock's shared store \(Redis\) is unsafe: its maxmemory-policy is volatile-lru, which lets Redis evict/) });
+        expect(JSON.parse(refused.text)).toEqual({
+          error: 'Mock store unavailable',
+          message: expect.stringMatching(/^The mock's shared store \(Redis\) is unsafe: its maxmemory-policy is volatile-lru, which lets Redis evict/),
+        });
         await admin.config('SET', 'maxmemory-policy', 'noeviction');
         await sessions.checkEvictionPolicy();
         expect((await received(a.port, resume(doc('z'), 'p'))).status).toBe(200);
@@ -374,7 +471,9 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
           expect(answer.status).toBe(503);
           const body = JSON.parse(answer.text);
           expect(body.error).toBe('Mock store unavailable');
-          expect(body.message).toMatch(/^The mock's shared store \(Redis\) holds the records of session "c" that is not the mock's JSON \(.+\); Redis itself answered\. Reset that session \(POST \/__mock\/reset with X-Mock-Session: c\) to start it again from the seed\.$/);
+          expect(body.message).toMatch(
+            /^The mock's shared store \(Redis\) holds the records of session "c" that is not the mock's JSON \(.+\); Redis itself answered\. Reset that session \(POST \/__mock\/reset with X-Mock-Session: c\) to start it again from the seed\.$/,
+          );
           expect(body.message).not.toMatch(/unreachable/);
         }
         expect((await received(a.port, { method: 'POST', path: '/__mock/reset', headers: { 'x-mock-session': 'c' } })).status).toBe(200);
@@ -384,7 +483,7 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
       }
     });
 
-    it('keeps a session\'s threads within the byte budget in Redis as in memory: the same threads kept, the same 507', async () => {
+    it("keeps a session's threads within the byte budget in Redis as in memory: the same threads kept, the same 507", async () => {
       const seed = defaultSeed();
       const options = { seed, maxSessionBytes: 256 * 1024 };
       const shared = await serve({ ...options, sessions: await open('budget', { seed, storeOptions: { now: () => new Date(), maxBytes: 256 * 1024 } }) });

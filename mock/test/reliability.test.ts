@@ -41,7 +41,8 @@ function bodyOf(response: Received): JsonObject {
   if (!isObject(body)) throw new Error(`not a JSON object: ${response.text.slice(0, 200)}`);
   return body;
 }
-const resumeBody = (extra: Record<string, unknown> = {}): string => JSON.stringify({ project_id: mock.fixtures.projects['paused'], message: doc('Back on track.'), ...extra });
+const resumeBody = (extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({ project_id: mock.fixtures.projects['paused'], message: doc('Back on track.'), ...extra });
 
 describe('property-based fuzzing over HTTP (bounded: npm run fuzz sends 10,000+ per operation)', () => {
   const RUNS = 250;
@@ -65,9 +66,11 @@ describe('issues the fuzzer found, fixed and pinned', () => {
     check(operation(operationId), { operationId, method: 'POST', path: sent.path, headers: {}, body: undefined, forced: false, bodyKind: 'pinned' }, response);
   const nested = (depth: number): string => `${'{"type":"paragraph","content":['.repeat(depth)}{"type":"text","text":"deep"}${']}'.repeat(depth)}`;
 
-  it('a rich-text document nested 20,000 levels deep gets a documented answer, not the mock\'s stack overflow (rules.ts mentionedIds)', async () => {
+  it("a rich-text document nested 20,000 levels deep gets a documented answer, not the mock's stack overflow (rules.ts mentionedIds)", async () => {
     const session = 'known-deep-resume';
-    const sent = json(RESUME, resumeBody({ message: `{"type":"doc","content":[${nested(20_000)}]}` }), session, { authorization: `Bearer ${token('full_access')}` });
+    const sent = json(RESUME, resumeBody({ message: `{"type":"doc","content":[${nested(20_000)}]}` }), session, {
+      authorization: `Bearer ${token('full_access')}`,
+    });
     const response = await mock.send(sent);
     expect(problemsOf('resumeProject', sent, response)).toEqual([]);
   });
@@ -91,7 +94,8 @@ describe('issues the fuzzer found, fixed and pinned', () => {
       if (after.status !== 200) violations.push(`${operationId} (${response.status}): GET /__mock/state then answers ${after.status}`);
       // The event journal does not hold the document, so it can tell whether the write was committed.
       const events = readEvents((await get('/__mock/events', session)).json());
-      if (response.status !== 200 && (events.length > 0 || (after.status === 200 && after.text !== before))) violations.push(`${operationId}: ${response.status}, but the write was committed`);
+      if (response.status !== 200 && (events.length > 0 || (after.status === 200 && after.text !== before)))
+        violations.push(`${operationId}: ${response.status}, but the write was committed`);
     }
     expect(violations).toEqual([]);
   });
@@ -119,7 +123,7 @@ describe('issues the fuzzer found, fixed and pinned', () => {
     expect(OPERATIONS.filter((o) => !o.responses.has('405')).map((o) => o.operationId)).toEqual([]);
   });
 
-  it('an empty field name, and a line break in a field name or enum value, get production\'s 400 (the spec\'s message pattern refuses them)', async () => {
+  it("an empty field name, and a line break in a field name or enum value, get production's 400 (the spec's message pattern refuses them)", async () => {
     const answers: Array<{ status: number; body: string }> = [];
     for (const body of ['{"":1}', '{"a\\nb":1}', '{"success_status":"x\\ny"}']) {
       const response = await mock.send(json(CLOSE, body, 'known-pattern'));
@@ -170,7 +174,9 @@ describe('limits with clear answers', () => {
   it('a body one byte over the default limit is 413 "Request Entity Too Large" as text/html, and nothing changes', async () => {
     const session = 'limit-default';
     const before = await stateText(session);
-    const response = await mock.send(json(RESUME, `{"message":"${'x'.repeat(DEFAULT_BODY_LIMIT - 13)}"}`, session, { authorization: `Bearer ${token('full_access')}` }));
+    const response = await mock.send(
+      json(RESUME, `{"message":"${'x'.repeat(DEFAULT_BODY_LIMIT - 13)}"}`, session, { authorization: `Bearer ${token('full_access')}` }),
+    );
     expect(Buffer.byteLength(`{"message":"${'x'.repeat(DEFAULT_BODY_LIMIT - 13)}"}`)).toBe(DEFAULT_BODY_LIMIT + 1);
     expect(answer(response)).toEqual(TOO_LARGE);
     expect(await stateText(session)).toBe(before);
@@ -204,7 +210,10 @@ describe('limits with clear answers', () => {
     const session = 'limit-header';
     const before = await stateText(session);
     for (const header of [`X-Big: ${'a'.repeat(100_000)}`, `Authorization: Bearer opk_${'A'.repeat(100_000)}`, `X-Mock-Session: ${'s'.repeat(100_000)}`]) {
-      const raw = await rawExchange(mock.port, `POST ${RESUME} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Mock-Session: ${session}\r\n${header}\r\nContent-Length: 2\r\n\r\n{}`);
+      const raw = await rawExchange(
+        mock.port,
+        `POST ${RESUME} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Mock-Session: ${session}\r\n${header}\r\nContent-Length: 2\r\n\r\n{}`,
+      );
       expect(raw).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
     }
     expect(await stateText(session)).toBe(before);
@@ -235,7 +244,11 @@ describe('limits with clear answers', () => {
     const session = 'limit-events';
     const total = EVENT_JOURNAL_LIMIT + 100;
     for (let start = 0; start < total; start += 50) {
-      const batch = await Promise.all(Array.from({ length: Math.min(50, total - start) }, () => mock.send(json(RESUME, resumeBody(), session, { authorization: `Bearer ${token('full_access')}` }))));
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(50, total - start) }, () =>
+          mock.send(json(RESUME, resumeBody(), session, { authorization: `Bearer ${token('full_access')}` })),
+        ),
+      );
       expect(batch.every((r) => r.status === 200)).toBe(true);
     }
     const events = readEvents((await get('/__mock/events', session)).json());
@@ -247,7 +260,9 @@ describe('limits with clear answers', () => {
     const bounded = await startMock({ maxSessions: 5 });
     try {
       const write = (session: string) =>
-        bounded.post(RESUME, { project_id: bounded.fixtures.projects['paused'], message: doc('Mine.') }, bounded.fixtures.tokens['full_access'], { 'x-mock-session': session });
+        bounded.post(RESUME, { project_id: bounded.fixtures.projects['paused'], message: doc('Mine.') }, bounded.fixtures.tokens['full_access'], {
+          'x-mock-session': session,
+        });
       for (let i = 0; i < 40; i++) expect((await write(`s${i}`)).status).toBe(200);
       const listed = (await bounded.send({ method: 'GET', path: '/__mock/sessions' })).json();
       if (!isObject(listed)) throw new Error('no sessions');
@@ -275,7 +290,12 @@ describe('concurrent writes to one record', () => {
     return value;
   };
   beforeAll(async () => {
-    seed.state.tokens.push({ persona: 'reviewer', sha256: createHash('sha256').update(reviewerToken).digest('hex'), person_uuid: uuid(seed.fixtures.people, 'reviewer'), read_only: false });
+    seed.state.tokens.push({
+      persona: 'reviewer',
+      sha256: createHash('sha256').update(reviewerToken).digest('hex'),
+      person_uuid: uuid(seed.fixtures.people, 'reviewer'),
+      read_only: false,
+    });
     seed.fixtures.tokens['reviewer'] = reviewerToken;
     shared = await startMock({ seed });
   });
@@ -357,7 +377,8 @@ describe('concurrent writes to one record', () => {
     return byWrite;
   }
 
-  const seedState = async (): Promise<StateView> => readState((await shared.send({ method: 'GET', path: '/__mock/state', headers: { 'x-mock-session': 'untouched-seed' } })).json());
+  const seedState = async (): Promise<StateView> =>
+    readState((await shared.send({ method: 'GET', path: '/__mock/state', headers: { 'x-mock-session': 'untouched-seed' } })).json());
   const tokenOf = (persona: string): string => shared.fixtures.tokens[persona] ?? '';
   const statusFor: Record<string, number> = { full_access: 200, reviewer: 200, comment_only: 403, read_only: 403, no_access: 404, suspended: 401 };
 
@@ -366,7 +387,12 @@ describe('concurrent writes to one record', () => {
     const writes = plan(100, (i) => ({ send_notifications_to_everyone: i % 2 === 0 }));
     const responses = await Promise.all(
       writes.map((w) =>
-        shared.post(RESUME, { project_id: shared.fixtures.projects['paused'], message: message(w), subscriber_ids: w.subscribers, ...w.extra }, tokenOf(w.persona), { 'x-mock-session': session }),
+        shared.post(
+          RESUME,
+          { project_id: shared.fixtures.projects['paused'], message: message(w), subscriber_ids: w.subscribers, ...w.extra },
+          tokenOf(w.persona),
+          { 'x-mock-session': session },
+        ),
       ),
     );
     expect(responses.map((r) => r.status)).toEqual(writes.map((w) => statusFor[w.persona]));
@@ -391,7 +417,14 @@ describe('concurrent writes to one record', () => {
     ];
     const writes = plan(100, (i) => ({ ...outcomes[i % outcomes.length], send_notifications_to_everyone: i % 5 === 0 }));
     const responses = await Promise.all(
-      writes.map((w) => shared.post(CLOSE, { goal_id: shared.fixtures.goals['open'], retrospective: message(w), subscriber_ids: w.subscribers, ...w.extra }, tokenOf(w.persona), { 'x-mock-session': session })),
+      writes.map((w) =>
+        shared.post(
+          CLOSE,
+          { goal_id: shared.fixtures.goals['open'], retrospective: message(w), subscriber_ids: w.subscribers, ...w.extra },
+          tokenOf(w.persona),
+          { 'x-mock-session': session },
+        ),
+      ),
     );
     expect(responses.map((r) => r.status)).toEqual(writes.map((w) => statusFor[w.persona]));
     const accepted = new Set(writes.filter((_, k) => responses[k]?.status === 200).map((w) => w.i));
@@ -416,14 +449,19 @@ describe('concurrent writes to one record', () => {
     const response = responses[write.i];
     if (!response) throw new Error('no answer to the last write');
     const answer = obj(bodyOf(response), 'goal');
-    expect({ status: answer['status'], success: answer['success'] }).toEqual({ status: write.extra['success_status'], success: write.extra['success'] === 'yes' });
+    expect({ status: answer['status'], success: answer['success'] }).toEqual({
+      status: write.extra['success_status'],
+      success: write.extra['success'] === 'yes',
+    });
     expect(JSON.parse(str(obj(answer, 'retrospective'), 'content'))).toEqual(JSON.parse(message(write)));
   });
 
   it('concurrent writes in different sessions never see each other', async () => {
     const sessions = Array.from({ length: 20 }, (_, i) => `isolated-${i}`);
     const responses = await Promise.all(
-      sessions.map((s) => shared.post(RESUME, { project_id: shared.fixtures.projects['paused'], message: doc(s) }, tokenOf('full_access'), { 'x-mock-session': s })),
+      sessions.map((s) =>
+        shared.post(RESUME, { project_id: shared.fixtures.projects['paused'], message: doc(s) }, tokenOf('full_access'), { 'x-mock-session': s }),
+      ),
     );
     expect(responses.every((r) => r.status === 200)).toBe(true);
     for (const s of sessions) {

@@ -20,7 +20,14 @@ beforeAll(async () => {
 /** Paths under the operations' prefix: each operation's, its neighbours, and names no operation has. */
 function paths(): string[] {
   const prefix = `/${operations.prefix.join('/')}`;
-  const out = new Set<string>([prefix, `${prefix}/projects`, `${prefix}/goals/close/now`, `${prefix}/projects/pause`, `${prefix}/Projects/resume`, '/api/external/v2/projects/resume']);
+  const out = new Set<string>([
+    prefix,
+    `${prefix}/projects`,
+    `${prefix}/goals/close/now`,
+    `${prefix}/projects/pause`,
+    `${prefix}/Projects/resume`,
+    '/api/external/v2/projects/resume',
+  ]);
   for (const model of models) {
     out.add(model.path);
     const [resource, action] = model.path.split('/').slice(-2);
@@ -60,7 +67,11 @@ describe('routing: the spec model and openapi-backend name the same operation', 
 describe('request validation: the same missing required fields, in the same order', () => {
   /** A body with any subset of the operation's fields, each any JSON value (null included), and fields it lacks. */
   const body = (names: ReadonlyArray<string>) =>
-    fc.dictionary(fc.constantFrom(...names, 'name', 'constructor', 'toString', '__proto__'), fc.oneof(fc.constant(null), fc.string(), fc.integer(), fc.boolean(), fc.array(fc.string(), { maxLength: 2 })), { maxKeys: names.length + 2 });
+    fc.dictionary(
+      fc.constantFrom(...names, 'name', 'constructor', 'toString', '__proto__'),
+      fc.oneof(fc.constant(null), fc.string(), fc.integer(), fc.boolean(), fc.array(fc.string(), { maxLength: 2 })),
+      { maxKeys: names.length + 2 },
+    );
 
   it.each(models.map((model) => [model.operationId, model] as const))('%s', (_id, model) => {
     const routed = oracle.match(model.path);

@@ -40,7 +40,9 @@ describe('tokens are compared in constant time (security.ts findToken)', () => {
     const records = raws.map((raw, i) => {
       const hash = hashToken(raw);
       const record: TokenRecord = { hash, personUuid: `person-${i}`, readOnly: i % 2 === 1 };
-      Object.defineProperty(record, 'hash', { enumerable: true, get: () => {
+      Object.defineProperty(record, 'hash', {
+        enumerable: true,
+        get: () => {
           reads[i] = (reads[i] ?? 0) + 1;
           return hash;
         },
@@ -158,7 +160,11 @@ describe('tokens are never echoed, stored or journaled', () => {
     }
     // The state keeps SHA-256 hashes only.
     const state = readState(await mock.state());
-    expect(state.tokens.map((t) => str(t, 'sha256')).sort()).toEqual(Object.values<string>(mock.fixtures.tokens).map((t) => toHex(hashToken(t))).sort());
+    expect(state.tokens.map((t) => str(t, 'sha256')).sort()).toEqual(
+      Object.values<string>(mock.fixtures.tokens)
+        .map((t) => toHex(hashToken(t)))
+        .sort(),
+    );
     // GET /__mock/fixtures hands out the seed's persona tokens (by design, mock/README.md), and nothing else.
     const fixtures = (await mock.send({ method: 'GET', path: '/__mock/fixtures' })).text;
     expect(leaks(fixtures, secrets.slice(1))).toHaveLength(3);
@@ -281,7 +287,11 @@ const CONTROL_ENDPOINTS: Sent[] = [
 ];
 
 function expectNotFound(response: Received, where: string): void {
-  expect({ status: response.status, body: response.text, contentType: response.headers['content-type'] }, where).toEqual({ status: 404, body: 'Not Found', contentType: 'text/html; charset=utf-8' });
+  expect({ status: response.status, body: response.text, contentType: response.headers['content-type'] }, where).toEqual({
+    status: 404,
+    body: 'Not Found',
+    contentType: 'text/html; charset=utf-8',
+  });
 }
 
 describe('--no-control removes /__mock/', () => {
@@ -289,7 +299,9 @@ describe('--no-control removes /__mock/', () => {
     const closed = await startMock({ control: false });
     try {
       for (const sent of CONTROL_ENDPOINTS) expectNotFound(await closed.send(sent), sent.path);
-      expect((await closed.post(RESUME, { project_id: closed.fixtures.projects['paused'], message: doc('x') }, closed.fixtures.tokens['full_access'])).status).toBe(200);
+      expect(
+        (await closed.post(RESUME, { project_id: closed.fixtures.projects['paused'], message: doc('x') }, closed.fixtures.tokens['full_access'])).status,
+      ).toBe(200);
     } finally {
       await closed.close();
     }
@@ -325,18 +337,33 @@ function pollutionBattery(fixtures: RunningMock['fixtures'], session: string): S
     `{"project_id":${JSON.stringify(fixtures.projects['paused'])},"message":${JSON.stringify(pollutedDoc)},"subscriber_ids":["__proto__"]}`,
     `[{"__proto__":${JSON.stringify(payload)}}]`,
   ];
-  const forms = ['__proto__[polluted]=yes', '__proto__[authorization]=Bearer%20x', 'a[__proto__][polluted]=yes', 'constructor[prototype][polluted]=yes', 'constructor[prototype][authorization]=x', '__proto__=x&prototype[polluted]=yes'];
+  const forms = [
+    '__proto__[polluted]=yes',
+    '__proto__[authorization]=Bearer%20x',
+    'a[__proto__][polluted]=yes',
+    'constructor[prototype][polluted]=yes',
+    'constructor[prototype][authorization]=x',
+    '__proto__=x&prototype[polluted]=yes',
+  ];
   const out: Sent[] = [];
   for (const body of jsonBodies) out.push({ path: RESUME, headers: jsonHeaders, body }, { path: CLOSE, headers: jsonHeaders, body });
   for (const body of forms) out.push({ path: RESUME, headers: formHeaders, body }, { path: `${CLOSE}?${body}`, headers: jsonHeaders, body: '{}' });
   out.push(
-    { method: 'POST', path: '/__mock/reset?__proto__[polluted]=yes', headers: { ...jsonHeaders, 'x-mock-session': 'pollution-control' }, body: `{"__proto__":${JSON.stringify(payload)}}` },
+    {
+      method: 'POST',
+      path: '/__mock/reset?__proto__[polluted]=yes',
+      headers: { ...jsonHeaders, 'x-mock-session': 'pollution-control' },
+      body: `{"__proto__":${JSON.stringify(payload)}}`,
+    },
     { method: 'GET', path: '/__mock/events?since=1&__proto__[polluted]=yes&constructor[prototype][polluted]=yes', headers: auth },
     { method: 'GET', path: '/__mock/requests?__proto__=1', headers: auth },
     { path: RESUME, headers: { ...jsonHeaders, prefer: '__proto__=1, constructor=2' }, body: '{}' },
   );
   for (const name of ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString']) {
-    out.push({ path: RESUME, headers: { ...jsonHeaders, 'x-mock-session': name }, body: jsonBodies[3] ?? '{}' }, { method: 'GET', path: '/__mock/state', headers: { 'x-mock-session': name } });
+    out.push(
+      { path: RESUME, headers: { ...jsonHeaders, 'x-mock-session': name }, body: jsonBodies[3] ?? '{}' },
+      { method: 'GET', path: '/__mock/state', headers: { 'x-mock-session': name } },
+    );
   }
   return out;
 }
@@ -347,10 +374,18 @@ async function expectNormal(port: number, fixtures: RunningMock['fixtures']): Pr
   const body = JSON.stringify({ project_id: fixtures.projects['paused'], message: doc('Normal.') });
   const anonymous = await send(port, { path: RESUME, headers: { 'content-type': 'application/json', 'x-mock-session': session }, body });
   expect({ status: anonymous.status, body: anonymous.text }).toEqual({ status: 401, body: 'Unauthorized' });
-  const ok = await send(port, { path: RESUME, headers: { 'content-type': 'application/json', 'x-mock-session': session, authorization: `Bearer ${fixtures.tokens['full_access'] ?? ''}` }, body });
+  const ok = await send(port, {
+    path: RESUME,
+    headers: { 'content-type': 'application/json', 'x-mock-session': session, authorization: `Bearer ${fixtures.tokens['full_access'] ?? ''}` },
+    body,
+  });
   expect(ok.status).toBe(200);
   expect(ok.text).not.toContain('polluted');
-  const readOnly = await send(port, { path: CLOSE, headers: { 'content-type': 'application/json', 'x-mock-session': session, authorization: `Bearer ${fixtures.tokens['read_only'] ?? ''}` }, body: '{}' });
+  const readOnly = await send(port, {
+    path: CLOSE,
+    headers: { 'content-type': 'application/json', 'x-mock-session': session, authorization: `Bearer ${fixtures.tokens['read_only'] ?? ''}` },
+    body: '{}',
+  });
   expect(readOnly.status).toBe(403);
   for (const path of ['/__mock/fixtures', '/__mock/sessions', '/__mock/requests']) {
     expect((await send(port, { method: 'GET', path, headers: { 'x-mock-session': session } })).text, path).not.toContain('polluted');

@@ -79,7 +79,10 @@ function brokenSeed(): { seed: Seed; projectUuid: string } {
 }
 
 async function resume(core: MockCore, seed: Seed): Promise<{ status: number; body: string }> {
-  const fixtures = JSON.parse((await core.answer({ method: 'GET', target: '/__mock/fixtures', header: () => undefined, body: new Uint8Array() })).body) as { tokens: Record<string, string>; projects: Record<string, string> };
+  const fixtures = JSON.parse((await core.answer({ method: 'GET', target: '/__mock/fixtures', header: () => undefined, body: new Uint8Array() })).body) as {
+    tokens: Record<string, string>;
+    projects: Record<string, string>;
+  };
   const headers: Record<string, string> = { authorization: `Bearer ${seed.fixtures.tokens['full_access'] ?? ''}`, 'content-type': 'application/json' };
   const body = new TextEncoder().encode(JSON.stringify({ project_id: fixtures.projects['paused'], message: JSON.stringify({ type: 'doc', content: [] }) }));
   const framed = await core.answer({ method: 'POST', target: '/api/external/v1/projects/resume', header: (name) => headers[name], body });
@@ -87,7 +90,7 @@ async function resume(core: MockCore, seed: Seed): Promise<{ status: number; bod
 }
 
 describe('the self-check in the core', () => {
-  it('always (the default): an off-spec answer is the mock\'s 500 naming each violation, date-time formats included', async () => {
+  it("always (the default): an off-spec answer is the mock's 500 naming each violation, date-time formats included", async () => {
     const { seed } = brokenSeed();
     const answer = await resume(createMockCore({ seed }), seed);
     expect(answer.status).toBe(500);

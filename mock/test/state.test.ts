@@ -43,7 +43,11 @@ async function resume(story: string, persona = 'full_access', extra: Record<stri
 }
 
 async function close(story: string, extra: Record<string, unknown> = {}, persona = 'full_access') {
-  const response = await mock.post(CLOSE, { goal_id: mock.fixtures.goals[story], success: 'yes', retrospective: doc('Done.'), success_status: 'achieved', ...extra }, token(persona));
+  const response = await mock.post(
+    CLOSE,
+    { goal_id: mock.fixtures.goals[story], success: 'yes', retrospective: doc('Done.'), success_status: 'achieved', ...extra },
+    token(persona),
+  );
   expect(response.status, response.text).toBe(200);
   const body = response.json();
   if (!isObject(body) || !conforms('Goal', body['goal'])) throw new Error(`not a goal: ${response.text.slice(0, 300)}`);
@@ -53,7 +57,15 @@ async function close(story: string, extra: Record<string, unknown> = {}, persona
 describe('projects/resume', () => {
   it('makes a paused project active, with the last check-in status, and moves the overdue check-in to the coming Friday (3.2)', async () => {
     const project = await resume('paused');
-    expect(project).toMatchObject({ state: 'active', status: 'caution', success_status: 'nil', is_outdated: false, closed_at: null, next_check_in_scheduled_at: '2025-06-20T00:00:00Z', updated_at: '2025-06-18T10:30:00Z' });
+    expect(project).toMatchObject({
+      state: 'active',
+      status: 'caution',
+      success_status: 'nil',
+      is_outdated: false,
+      closed_at: null,
+      next_check_in_scheduled_at: '2025-06-20T00:00:00Z',
+      updated_at: '2025-06-18T10:30:00Z',
+    });
     const row = (await state()).projects.find((p) => p.name === project.name);
     expect(row?.stored_status).toBe('active');
   });
@@ -92,10 +104,17 @@ describe('projects/resume', () => {
 
   it('records the activity, its thread with the message, and subscribes caller ∪ subscriber_ids ∪ mentioned, each once (4.1)', async () => {
     const carol = person('comment_only');
-    await resume('paused', 'full_access', { message: doc('Thanks ', { id: carol, label: 'Carol Davis' }, { id: person('reviewer'), label: 'Bob' }), subscriber_ids: [person('reviewer'), person('reviewer')] });
+    await resume('paused', 'full_access', {
+      message: doc('Thanks ', { id: carol, label: 'Carol Davis' }, { id: person('reviewer'), label: 'Bob' }),
+      subscriber_ids: [person('reviewer'), person('reviewer')],
+    });
     const s = await state();
     const activity = s.activities.at(-1);
-    expect(activity).toMatchObject({ action: 'project_resuming', author_uuid: s.people.find((p) => p.full_name === 'Alice Johnson')?.uuid, content: { project_id: uuid(mock.fixtures.projects['paused']) } });
+    expect(activity).toMatchObject({
+      action: 'project_resuming',
+      author_uuid: s.people.find((p) => p.full_name === 'Alice Johnson')?.uuid,
+      content: { project_id: uuid(mock.fixtures.projects['paused']) },
+    });
     const thread = s.comment_threads.find((t) => t.id === activity?.comment_thread_id);
     expect(thread?.parent_id).toBe(activity?.id);
     expect(JSON.stringify(thread?.message)).toContain('Thanks ');
@@ -120,7 +139,9 @@ describe('projects/resume', () => {
     await resume('paused', 'full_access', { subscriber_ids: [person('comment_only')] });
     // Carol cannot edit, so read what she would see through the store: her unread notification is listed.
     const s = await state();
-    expect(s.notifications.filter((n) => n.person_uuid === s.people.find((p) => p.full_name === 'Carol Davis')?.uuid && n.action === 'project_resuming')).toHaveLength(1);
+    expect(
+      s.notifications.filter((n) => n.person_uuid === s.people.find((p) => p.full_name === 'Carol Davis')?.uuid && n.action === 'project_resuming'),
+    ).toHaveLength(1);
   });
 });
 
@@ -157,7 +178,10 @@ describe('goals/close', () => {
     await close('open', { send_notifications_to_everyone: true, subscriber_ids: [person('comment_only')] });
     const s = await state();
     const activity = s.activities.at(-1);
-    const recipients = s.notifications.filter((n) => n.activity_id === activity?.id).map((n) => s.people.find((p) => p.uuid === n.person_uuid)?.full_name).sort();
+    const recipients = s.notifications
+      .filter((n) => n.activity_id === activity?.id)
+      .map((n) => s.people.find((p) => p.uuid === n.person_uuid)?.full_name)
+      .sort();
     // Space members: Alice (author, excluded), Bob, Erin (suspended, excluded). Carol: subscriber with comment access.
     expect(recipients).toEqual(['Bob Williams', 'Carol Davis']);
     expect(s.subscription_lists.find((l) => l.parent_id === activity?.comment_thread_id)?.send_to_everyone).toBe(true);
@@ -167,7 +191,9 @@ describe('goals/close', () => {
     await close('open', { subscriber_ids: [person('reviewer')] });
     const s = await state();
     const activity = s.activities.at(-1);
-    expect(s.notifications.filter((n) => n.activity_id === activity?.id).map((n) => s.people.find((p) => p.uuid === n.person_uuid)?.full_name)).toEqual(['Bob Williams']);
+    expect(s.notifications.filter((n) => n.activity_id === activity?.id).map((n) => s.people.find((p) => p.uuid === n.person_uuid)?.full_name)).toEqual([
+      'Bob Williams',
+    ]);
   });
 
   it('subscribes mentioned people once even when they are mentioned three times (close_test.exs)', async () => {
@@ -200,7 +226,11 @@ describe('a billing read-only company (RULES.md#company-read-only)', () => {
     const readOnlyCompany = await startMock({ seed });
     try {
       const before = await readOnlyCompany.state();
-      const response = await readOnlyCompany.post(CLOSE, { goal_id: readOnlyCompany.fixtures.goals['open'], success: 'yes', retrospective: doc('x'), success_status: 'achieved' }, readOnlyCompany.fixtures.tokens['full_access']);
+      const response = await readOnlyCompany.post(
+        CLOSE,
+        { goal_id: readOnlyCompany.fixtures.goals['open'], success: 'yes', retrospective: doc('x'), success_status: 'achieved' },
+        readOnlyCompany.fixtures.tokens['full_access'],
+      );
       expect([response.status, response.text]).toEqual([403, `{"error":"Forbidden","message":"You don't have permission to perform this action"}`]);
       expect(await readOnlyCompany.state()).toEqual(before);
     } finally {

@@ -68,7 +68,15 @@ describe('the next weekly check-in after a resume (Time.calculate_next_weekly_ch
 });
 
 describe('computed status (Project.status/1, Goal.status/1)', () => {
-  const project = { stored_status: 'active' as const, closed_at: null, success_status: null, next_check_in_scheduled_at: '2025-06-20T00:00:00Z', deleted_at: null, start_date: '2025-04-01', last_check_in_status: 'caution' as const };
+  const project = {
+    stored_status: 'active' as const,
+    closed_at: null,
+    success_status: null,
+    next_check_in_scheduled_at: '2025-06-20T00:00:00Z',
+    deleted_at: null,
+    start_date: '2025-04-01',
+    last_check_in_status: 'caution' as const,
+  };
   const now = new Date('2025-06-18T00:00:00Z');
   it('orders success_status, paused, outdated, last check-in, pending', () => {
     expect(projectStatus({ ...project, success_status: 'missed', stored_status: 'paused' }, now)).toBe('missed');
@@ -80,7 +88,14 @@ describe('computed status (Project.status/1, Goal.status/1)', () => {
     expect(projectStatus({ ...project, next_check_in_scheduled_at: '2025-01-01T00:00:00Z', start_date: '2025-07-01' }, now)).toBe('caution');
   });
   it('gives a goal achieved for success "yes" when success_status is unset, and missed for "no"', () => {
-    const goal = { closed_at: null, success: null, success_status: null, next_update_scheduled_at: '2025-07-01T00:00:00Z', deleted_at: null, last_check_in_status: 'on_track' as const };
+    const goal = {
+      closed_at: null,
+      success: null,
+      success_status: null,
+      next_update_scheduled_at: '2025-07-01T00:00:00Z',
+      deleted_at: null,
+      last_check_in_status: 'on_track' as const,
+    };
     expect(goalStatus({ ...goal, success: 'yes' }, now)).toBe('achieved');
     expect(goalStatus({ ...goal, success: 'no' }, now)).toBe('missed');
     expect(goalStatus({ ...goal, success: 'no', success_status: 'achieved' }, now)).toBe('achieved');
@@ -156,7 +171,7 @@ describe('transport', () => {
 
 describe('the input decoder, driven by the spec', () => {
   const document = loadDocument();
-  const close = inputSpecFrom(document, "#/paths/~1api~1external~1v1~1goals~1close/post/requestBody/content/application~1json/schema");
+  const close = inputSpecFrom(document, '#/paths/~1api~1external~1v1~1goals~1close/post/requestBody/content/application~1json/schema');
 
   it('reads the fields, kinds, required and nullable flags from the request schema', () => {
     expect(close.map((f) => [f.name, f.kind, f.required, f.nullable])).toEqual([
@@ -176,7 +191,10 @@ describe('the input decoder, driven by the spec', () => {
 
   it('prints an array success_status as chardata, and crashes on an object', () => {
     const chardata = decodeInputs(close, { success_status: ['ach', [105]] });
-    expect(chardata.ok ? undefined : chardata.error.body).toEqual({ error: 'Bad request', message: 'Invalid value for enum success_status: achi. Allowed values: achieved, missed' });
+    expect(chardata.ok ? undefined : chardata.error.body).toEqual({
+      error: 'Bad request',
+      message: 'Invalid value for enum success_status: achi. Allowed values: achieved, missed',
+    });
     const object = decodeInputs(close, { success_status: { a: 1 } });
     expect(object.ok ? undefined : object.error.code).toBe('DECODING_CRASH');
   });
@@ -217,11 +235,16 @@ describe('bounded history (a shared mock runs for weeks)', () => {
     const principal = { personUuid: seed.fixtures.people['full_access'] ?? '', readOnly: false };
     const projectId = seed.fixtures.projects['paused'] ?? '';
     for (let i = 0; i < 25; i++) {
-      const outcome = store.resumeProject(principal, { project_id: projectId, message: { type: 'doc', content: [] }, subscriber_ids: [seed.fixtures.people['reviewer'] ?? null] });
+      const outcome = store.resumeProject(principal, {
+        project_id: projectId,
+        message: { type: 'doc', content: [] },
+        subscriber_ids: [seed.fixtures.people['reviewer'] ?? null],
+      });
       expect(outcome.ok).toBe(true);
     }
     // The limit, give or take a tenth (trimmed in batches).
-    for (const table of ['activities', 'comment_threads', 'subscription_lists', 'subscriptions', 'notifications'] as const) expect(store.state[table].length, table).toBeLessThanOrEqual(11);
+    for (const table of ['activities', 'comment_threads', 'subscription_lists', 'subscriptions', 'notifications'] as const)
+      expect(store.state[table].length, table).toBeLessThanOrEqual(11);
     expect(store.events.at(-1)?.seq).toBe(25);
     expect(store.state.activities.at(-1)?.id).toBe(store.events.at(-1)?.activity.id);
   });
@@ -297,10 +320,13 @@ describe('the bounded memo (memo.ts)', () => {
   it('computes a key once, starts over when full, and never keeps a key longer than the limit', async () => {
     const { memoized } = await import('../src/memo.ts');
     const calls: string[] = [];
-    const upper = memoized((key: string) => {
-      calls.push(key);
-      return key.toUpperCase();
-    }, { entries: 2, keyLength: 3 });
+    const upper = memoized(
+      (key: string) => {
+        calls.push(key);
+        return key.toUpperCase();
+      },
+      { entries: 2, keyLength: 3 },
+    );
     expect([upper('ab'), upper('ab'), upper('cd'), upper('cd')]).toEqual(['AB', 'AB', 'CD', 'CD']);
     expect(calls).toEqual(['ab', 'cd']);
     upper('ef'); // full: the cache starts over with this key

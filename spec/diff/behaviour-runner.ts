@@ -50,7 +50,11 @@ for (const [i, behaviour] of behaviourTable(seedFixtures()).entries()) {
   results.push({
     name: behaviour.name,
     paths: behaviour.requests.map((r) => r.path),
-    answers: answers.map((a) => ({ status: a.status, contentType: a.headers['content-type'] ?? null, text: a.text.replace(/"duration_ms":\d+/g, '"duration_ms":0') })),
+    answers: answers.map((a) => ({
+      status: a.status,
+      contentType: a.headers['content-type'] ?? null,
+      text: a.text.replace(/"duration_ms":\d+/g, '"duration_ms":0'),
+    })),
     state: createHash('sha256').update(state).digest('hex'),
   });
 }

@@ -50,7 +50,17 @@ async function worktree(ref: string): Promise<{ dir: string; commit: string; rem
 async function behaviourOf(dir: string, ref: string): Promise<CaseResult[]> {
   const runner = join(HERE, `behaviour-runner${fileURLToPath(import.meta.url).endsWith('.ts') ? '.ts' : '.js'}`);
   const ran = await run(process.execPath, [runner, dir], dir);
-  if (ran.code !== 0) throw new DiffInputError(`git:${ref}: its mock's behaviour table did not run (${(ran.stderr.trim().split('\n').find((l) => /Error|error/.test(l)) ?? ran.stderr.trim().split('\n')[0] ?? '').slice(0, 200)})`);
+  if (ran.code !== 0)
+    throw new DiffInputError(
+      `git:${ref}: its mock's behaviour table did not run (${(
+        ran.stderr
+          .trim()
+          .split('\n')
+          .find((l) => /Error|error/.test(l)) ??
+          ran.stderr.trim().split('\n')[0] ??
+          ''
+      ).slice(0, 200)})`,
+    );
   return JSON.parse(ran.stdout) as CaseResult[];
 }
 
@@ -66,7 +76,7 @@ function operationOf(result: CaseResult, document: Record<string, unknown>): str
 }
 
 /** The changes between two runs of the behaviour table, case by case. */
-export function compareBehaviour(base: ReadonlyArray<CaseResult>, revision: ReadonlyArray<CaseResult>, document: Record<string, unknown>): Change[] {
+function compareBehaviour(base: ReadonlyArray<CaseResult>, revision: ReadonlyArray<CaseResult>, document: Record<string, unknown>): Change[] {
   const changes: Change[] = [];
   const before = new Map(base.map((r) => [r.name, r]));
   const pointer = (name: string): string => `#/x-behaviour/${encodeURIComponent(name).replace(/~/g, '~0').replace(/\//g, '~1')}`;
@@ -74,7 +84,14 @@ export function compareBehaviour(base: ReadonlyArray<CaseResult>, revision: Read
     const was = before.get(now.name);
     const operation = operationOf(now, document);
     if (!was) {
-      changes.push({ id: 'behaviour-case-added', level: 'INFO', direction: 'response', operation, pointer: pointer(now.name), message: `A new behaviour case: ${now.name}.` });
+      changes.push({
+        id: 'behaviour-case-added',
+        level: 'INFO',
+        direction: 'response',
+        operation,
+        pointer: pointer(now.name),
+        message: `A new behaviour case: ${now.name}.`,
+      });
       continue;
     }
     before.delete(now.name);
@@ -82,8 +99,24 @@ export function compareBehaviour(base: ReadonlyArray<CaseResult>, revision: Read
       const [a, b] = [was.answers[i], now.answers[i]];
       if (!a || !b) continue;
       const where = `${now.name}, request ${i + 1} (${now.paths[i] ?? '?'})`;
-      if (a.status !== b.status) changes.push({ id: 'behaviour-status-changed', level: 'ERR', direction: 'response', operation, pointer: pointer(now.name), message: `${where}: answered ${b.status}, was ${a.status}.` });
-      else if (a.contentType !== b.contentType) changes.push({ id: 'behaviour-content-type-changed', level: 'ERR', direction: 'response', operation, pointer: pointer(now.name), message: `${where}: Content-Type ${b.contentType ?? '(none)'}, was ${a.contentType ?? '(none)'}.` });
+      if (a.status !== b.status)
+        changes.push({
+          id: 'behaviour-status-changed',
+          level: 'ERR',
+          direction: 'response',
+          operation,
+          pointer: pointer(now.name),
+          message: `${where}: answered ${b.status}, was ${a.status}.`,
+        });
+      else if (a.contentType !== b.contentType)
+        changes.push({
+          id: 'behaviour-content-type-changed',
+          level: 'ERR',
+          direction: 'response',
+          operation,
+          pointer: pointer(now.name),
+          message: `${where}: Content-Type ${b.contentType ?? '(none)'}, was ${a.contentType ?? '(none)'}.`,
+        });
       else if (a.text !== b.text) {
         const error = a.status >= 400;
         changes.push({
@@ -96,15 +129,35 @@ export function compareBehaviour(base: ReadonlyArray<CaseResult>, revision: Read
         });
       }
     }
-    if (was.state !== now.state) changes.push({ id: 'behaviour-state-changed', level: 'WARN', direction: 'response', operation, pointer: pointer(now.name), message: `${now.name}: the state it leaves differs (what a later read sees changed).` });
+    if (was.state !== now.state)
+      changes.push({
+        id: 'behaviour-state-changed',
+        level: 'WARN',
+        direction: 'response',
+        operation,
+        pointer: pointer(now.name),
+        message: `${now.name}: the state it leaves differs (what a later read sees changed).`,
+      });
   }
-  for (const gone of before.values()) changes.push({ id: 'behaviour-case-removed', level: 'INFO', direction: 'response', operation: operationOf(gone, document), pointer: pointer(gone.name), message: `The behaviour case is gone: ${gone.name}.` });
+  for (const gone of before.values())
+    changes.push({
+      id: 'behaviour-case-removed',
+      level: 'INFO',
+      direction: 'response',
+      operation: operationOf(gone, document),
+      pointer: pointer(gone.name),
+      message: `The behaviour case is gone: ${gone.name}.`,
+    });
   return changes;
 }
 
 /** The contract suite of `suite` (a checkout) against the mock of `mock` (another): exit code and failed tests. */
 async function suiteAgainst(suite: string, mock: string): Promise<{ code: number; failed: string[]; summary: string }> {
-  const child = spawn(process.execPath, [join(mock, 'mock', 'src', 'main.ts'), '--port', '0'], { cwd: mock, env: { ...process.env, PORT: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(mock, 'mock', 'src', 'main.ts'), '--port', '0'], {
+    cwd: mock,
+    env: { ...process.env, PORT: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let printed = '';
   child.stdout.on('data', (d: Buffer) => (printed += d.toString()));
   try {
@@ -122,8 +175,19 @@ async function suiteAgainst(suite: string, mock: string): Promise<{ code: number
     const ran = await run(process.execPath, [bin, 'contract', '--base-url', `http://127.0.0.1:${port}`, '--report', report], suite, env);
     const xml = existsSync(report) ? readFileSync(report, 'utf8') : '';
     rmSync(dirname(report), { recursive: true, force: true });
-    const failed = [...xml.matchAll(/<testcase[^>]*name="([^"]*)"[^>]*>\s*<failure/g)].map((m) => (m[1] ?? '').replace(/&quot;/g, '"').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'));
-    const summary = ran.stdout.trim().split('\n').filter((l) => /passed.*failed/.test(l)).at(-1) ?? `exit ${ran.code}`;
+    const failed = [...xml.matchAll(/<testcase[^>]*name="([^"]*)"[^>]*>\s*<failure/g)].map((m) =>
+      (m[1] ?? '')
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>'),
+    );
+    const summary =
+      ran.stdout
+        .trim()
+        .split('\n')
+        .filter((l) => /passed.*failed/.test(l))
+        .at(-1) ?? `exit ${ran.code}`;
     return { code: ran.code, failed, summary };
   } finally {
     child.kill('SIGTERM');
@@ -131,7 +195,12 @@ async function suiteAgainst(suite: string, mock: string): Promise<{ code: number
 }
 
 /** The behaviour changes between two git refs, and the lines saying where the base's contract suite disagrees. */
-export async function behaviourDiff(baseRef: string, revisionRef: string, revisionDocument: Record<string, unknown>, documentChanges: ReadonlyArray<Change>): Promise<{ changes: Change[]; notes: string[] }> {
+export async function behaviourDiff(
+  baseRef: string,
+  revisionRef: string,
+  revisionDocument: Record<string, unknown>,
+  documentChanges: ReadonlyArray<Change>,
+): Promise<{ changes: Change[]; notes: string[] }> {
   const base = await worktree(baseRef);
   try {
     const revision = await worktree(revisionRef);
@@ -141,7 +210,10 @@ export async function behaviourDiff(baseRef: string, revisionRef: string, revisi
       const suite = await suiteAgainst(base.dir, revision.dir);
       const notes = [`the contract suite of ${baseRef} against the mock of ${revisionRef}: ${suite.summary}`];
       const breaking = [...documentChanges, ...changes].filter((c) => c.level === 'ERR' && c.id !== 'api-version-not-bumped');
-      if (breaking.length > 0 && suite.failed.length === 0 && suite.code === 0) notes.push(`disagreement: ${breaking.length} ERR change(s) that no check of the base's suite noticed: ${[...new Set(breaking.map((c) => c.id))].join(', ')}`);
+      if (breaking.length > 0 && suite.failed.length === 0 && suite.code === 0)
+        notes.push(
+          `disagreement: ${breaking.length} ERR change(s) that no check of the base's suite noticed: ${[...new Set(breaking.map((c) => c.id))].join(', ')}`,
+        );
       if (breaking.length === 0) for (const name of suite.failed) notes.push(`disagreement: the base's suite fails with no ERR change to explain it: ${name}`);
       if (breaking.length > 0) for (const name of suite.failed) notes.push(`fails, as the ERR changes predict: ${name}`);
       return { changes, notes };

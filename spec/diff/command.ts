@@ -2,7 +2,18 @@
 // ERR|WARN|never]` (npm run diff -- …). Exit 0 when no change is at or above --fail-on, 1 when one is, 2 for bad
 // input with one line naming what and why.
 import { parseArgs } from 'node:util';
-import { DiffInputError, diffDocuments, formatMarkdown, formatText, LEVELS, loadDocument, redoclyEntry, withChanges, type DiffReport, type Level } from './diff.ts';
+import {
+  DiffInputError,
+  diffDocuments,
+  formatMarkdown,
+  formatText,
+  LEVELS,
+  loadDocument,
+  redoclyEntry,
+  withChanges,
+  type DiffReport,
+  type Level,
+} from './diff.ts';
 
 export const DIFF_USAGE = `Usage: service-external-api diff <base> <revision> [options]     (in the repository: npm run diff -- …)
 
@@ -40,7 +51,13 @@ export function failsOn(report: DiffReport, failOn: Level | 'never'): boolean {
 }
 
 export async function runDiff(argv: string[]): Promise<void> {
-  const parse = () => parseArgs({ args: argv, options: { format: { type: 'string' }, 'fail-on': { type: 'string' }, behaviour: { type: 'boolean' }, help: { type: 'boolean' } }, strict: true, allowPositionals: true });
+  const parse = () =>
+    parseArgs({
+      args: argv,
+      options: { format: { type: 'string' }, 'fail-on': { type: 'string' }, behaviour: { type: 'boolean' }, help: { type: 'boolean' } },
+      strict: true,
+      allowPositionals: true,
+    });
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse();
@@ -58,7 +75,8 @@ export async function runDiff(argv: string[]): Promise<void> {
   const [base, revision, ...extra] = parsed.positionals;
   if (base === undefined || revision === undefined) fail('diff needs two documents: <base> <revision> (see --help)');
   if (extra.length > 0) fail(`diff takes two documents, got ${parsed.positionals.length}: ${extra.join(' ')}`);
-  if (parsed.values.behaviour && !(base.startsWith('git:') && revision.startsWith('git:'))) fail('--behaviour compares the mocks of two git refs: give git:<ref> for both');
+  if (parsed.values.behaviour && !(base.startsWith('git:') && revision.startsWith('git:')))
+    fail('--behaviour compares the mocks of two git refs: give git:<ref> for both');
   if (!redoclyEntry()) fail('the diff command needs the optional peer @redocly/cli: npm install --save-dev @redocly/cli');
   let report: DiffReport;
   try {
@@ -75,7 +93,12 @@ export async function runDiff(argv: string[]): Promise<void> {
     if (error instanceof DiffInputError) fail(error.message);
     throw error;
   }
-  const out = format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : format === 'markdown' ? formatMarkdown(report) : formatText(report, process.stdout.isTTY === true);
+  const out =
+    format === 'json'
+      ? `${JSON.stringify(report, null, 2)}\n`
+      : format === 'markdown'
+        ? formatMarkdown(report)
+        : formatText(report, process.stdout.isTTY === true);
   process.stdout.write(out);
   process.exitCode = failsOn(report, failOn as Level | 'never') ? 1 : 0;
 }

@@ -12,7 +12,7 @@ import { isObject } from '../lib/openapi.ts';
 
 export const LEVELS = ['ERR', 'WARN', 'INFO'] as const;
 export type Level = (typeof LEVELS)[number];
-export type Direction = 'request' | 'response' | 'document';
+type Direction = 'request' | 'response' | 'document';
 
 /** One change, as `--format json` prints it (DESIGN.md, "Added in the third round"). */
 export type Change = { id: string; level: Level; direction: Direction; operation: string | null; pointer: string; message: string };
@@ -35,7 +35,11 @@ function repositoryRoot(): string {
   return process.cwd();
 }
 
-function run(file: string, args: ReadonlyArray<string>, options: { cwd?: string; input?: string } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  file: string,
+  args: ReadonlyArray<string>,
+  options: { cwd?: string; input?: string } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
     const child = execFile(file, args, { cwd: options.cwd, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
       const code = error && typeof error.code === 'number' ? error.code : error ? 1 : 0;
@@ -121,10 +125,12 @@ export async function loadDocument(given: string): Promise<Loaded> {
       const bundled = await redocly(['bundle', resolve(file), '--ext', 'json', '--output', out, '--lint-config', 'off']);
       const unresolved = /Can't resolve \$ref[^\n]*|Failed to resolve[^\n]*|ENOENT[^\n]*/.exec(`${bundled.stderr}\n${bundled.stdout}`);
       if (unresolved) throw new DiffInputError(`${given}: a $ref cannot be resolved (${unresolved[0].trim().slice(0, 200)})`);
-      if (bundled.code !== 0 || !existsSync(out)) throw new DiffInputError(`${given}: not an OpenAPI document Redocly can read (${(bundled.stderr.trim().split('\n').at(-1) ?? '').slice(0, 200)})`);
+      if (bundled.code !== 0 || !existsSync(out))
+        throw new DiffInputError(`${given}: not an OpenAPI document Redocly can read (${(bundled.stderr.trim().split('\n').at(-1) ?? '').slice(0, 200)})`);
       document = JSON.parse(readFileSync(out, 'utf8'));
     }
-    if (!isObject(document) || typeof document['openapi'] !== 'string' || !document['openapi'].startsWith('3.')) throw new DiffInputError(`${given}: not an OpenAPI 3 document (no "openapi: 3.x" at its root)`);
+    if (!isObject(document) || typeof document['openapi'] !== 'string' || !document['openapi'].startsWith('3.'))
+      throw new DiffInputError(`${given}: not an OpenAPI 3 document (no "openapi: 3.x" at its root)`);
     const dir = mkdtempSync(join(tmpdir(), 'api-diff-'));
     made.push(() => rmSync(dir, { recursive: true, force: true }));
     const out = join(dir, 'document.json');
@@ -139,7 +145,16 @@ export async function loadDocument(given: string): Promise<Loaded> {
 // ── Redocly's report ────────────────────────────────────────────────────────────────────────────────────────────
 
 type Verdict = { ruleId: string; impact: string; message: string; location?: { pointer?: string } };
-type RedoclyChange = { path: string; typeName?: string; kind: string; impact: string; property?: string; verdicts: Verdict[]; base?: { pointer?: string; value?: unknown }; revision?: { pointer?: string; value?: unknown } };
+type RedoclyChange = {
+  path: string;
+  typeName?: string;
+  kind: string;
+  impact: string;
+  property?: string;
+  verdicts: Verdict[];
+  base?: { pointer?: string; value?: unknown };
+  revision?: { pointer?: string; value?: unknown };
+};
 
 function redoclyChanges(report: unknown): RedoclyChange[] {
   if (!isObject(report) || !Array.isArray(report['changes'])) throw new Error('redocly diff answered no changes list');
@@ -176,7 +191,11 @@ function placeOf(path: string, base: Record<string, unknown>, revision: Record<s
       }
     }
   }
-  const direction: Direction = segments.includes('responses') ? 'response' : segments.includes('requestBody') || segments.includes('parameters') ? 'request' : 'document';
+  const direction: Direction = segments.includes('responses')
+    ? 'response'
+    : segments.includes('requestBody') || segments.includes('parameters')
+      ? 'request'
+      : 'document';
   return { operation, direction };
 }
 
@@ -208,7 +227,8 @@ function schemaUsage(document: Record<string, unknown>): Usage {
       if (Array.isArray(item)) stack.push(...item);
       else if (isObject(item)) {
         const ref = item['$ref'];
-        const name = typeof ref === 'string' && ref.startsWith('#/components/schemas/') ? unescapePointer(ref.slice('#/components/schemas/'.length)) : undefined;
+        const name =
+          typeof ref === 'string' && ref.startsWith('#/components/schemas/') ? unescapePointer(ref.slice('#/components/schemas/'.length)) : undefined;
         if (name !== undefined && !found.has(name)) {
           found.add(name);
           stack.push(schemas[name]);
@@ -222,7 +242,10 @@ function schemaUsage(document: Record<string, unknown>): Usage {
     if (!isObject(item)) continue;
     for (const [method, operation] of Object.entries(item)) {
       if (!METHODS.has(method) || !isObject(operation) || typeof operation['operationId'] !== 'string') continue;
-      for (const [direction, parts] of [['request', [operation['requestBody'], operation['parameters']]], ['response', [operation['responses']]]] as const) {
+      for (const [direction, parts] of [
+        ['request', [operation['requestBody'], operation['parameters']]],
+        ['response', [operation['responses']]],
+      ] as const) {
         const found = new Set<string>();
         reach(parts, found);
         for (const name of found) {
@@ -244,7 +267,20 @@ function operationFor(pointer: string, direction: Direction, usage: Usage, fallb
   return fallback !== null && users.includes(fallback) ? fallback : (users[0] ?? fallback);
 }
 
-const DOCUMENTATION = new Set(['description', 'summary', 'example', 'examples', 'title', 'externalDocs', 'tags', 'deprecated', 'contact', 'license', 'termsOfService', 'x-tagGroups']);
+const DOCUMENTATION = new Set([
+  'description',
+  'summary',
+  'example',
+  'examples',
+  'title',
+  'externalDocs',
+  'tags',
+  'deprecated',
+  'contact',
+  'license',
+  'termsOfService',
+  'x-tagGroups',
+]);
 const LOWER_BOUNDS = new Set(['minLength', 'minItems', 'minimum', 'exclusiveMinimum', 'minProperties']);
 const UPPER_BOUNDS = new Set(['maxLength', 'maxItems', 'maximum', 'exclusiveMaximum', 'maxProperties']);
 
@@ -294,8 +330,12 @@ function gradeVerdict(verdict: Verdict, change: RedoclyChange, direction: Direct
     }
     case 'schema-constraint-changed': {
       const tighter = tightened(change.property, before, after);
-      if (direction === 'request') return tighter === false ? { id, level: 'INFO', message: `${message} Requests may now send more.` } : { id, level: 'ERR', message };
-      if (direction === 'response') return tighter === true ? { id, level: 'INFO', message: `${message} Responses stay within the old bound.` } : { id, level: 'WARN', message: `${message} A client that relies on the old bound may get values outside it.` };
+      if (direction === 'request')
+        return tighter === false ? { id, level: 'INFO', message: `${message} Requests may now send more.` } : { id, level: 'ERR', message };
+      if (direction === 'response')
+        return tighter === true
+          ? { id, level: 'INFO', message: `${message} Responses stay within the old bound.` }
+          : { id, level: 'WARN', message: `${message} A client that relies on the old bound may get values outside it.` };
       return { id, level: 'ERR', message };
     }
     default:
@@ -318,7 +358,8 @@ function gradeUnruled(change: RedoclyChange, direction: Direction): Graded {
   const located = (change.kind === 'removed' ? change.base?.pointer : change.revision?.pointer) ?? change.path;
   const where = (property !== undefined && located.endsWith(`/${property}`) ? located.slice(0, -property.length - 1) : located).replace(/^#/, '') || '/';
   const did = change.kind === 'modified' ? 'changed' : change.kind === 'added' ? 'was added' : change.kind === 'removed' ? 'was removed' : change.kind;
-  if (property !== undefined && (DOCUMENTATION.has(property) || property.startsWith('x-'))) return { id: 'documentation-changed', level: 'INFO', message: `The ${property} at ${where} ${did}.` };
+  if (property !== undefined && (DOCUMENTATION.has(property) || property.startsWith('x-')))
+    return { id: 'documentation-changed', level: 'INFO', message: `The ${property} at ${where} ${did}.` };
   const before = change.base?.value;
   const after = change.revision?.value;
   // Redocly rules only the dangerous direction of these; the other direction is graded here, under the same ids.
@@ -326,14 +367,22 @@ function gradeUnruled(change: RedoclyChange, direction: Direction): Graded {
     const [was, now] = [new Set(Array.isArray(before) ? before : []), new Set(Array.isArray(after) ? after : [])];
     const added = [...now].filter((n) => !was.has(n)).map(String);
     const removed = [...was].filter((n) => !now.has(n)).map(String);
-    if (added.length > 0 && direction !== 'request') return { id: 'required-properties-added', level: 'INFO', message: `Properties at ${where} are now always sent: \`${added.join('`, `')}\`.` };
-    if (removed.length > 0 && direction === 'request') return { id: 'required-properties-removed', level: 'INFO', message: `Inputs at ${where} are no longer required: \`${removed.join('`, `')}\`.` };
+    if (added.length > 0 && direction !== 'request')
+      return { id: 'required-properties-added', level: 'INFO', message: `Properties at ${where} are now always sent: \`${added.join('`, `')}\`.` };
+    if (removed.length > 0 && direction === 'request')
+      return { id: 'required-properties-removed', level: 'INFO', message: `Inputs at ${where} are no longer required: \`${removed.join('`, `')}\`.` };
   }
   if (property !== undefined && (LOWER_BOUNDS.has(property) || UPPER_BOUNDS.has(property))) {
     const tighter = tightened(property, before, after);
     const moved = `${property} at ${where} changed from ${JSON.stringify(before) ?? 'none'} to ${JSON.stringify(after) ?? 'none'}.`;
-    if (direction === 'request') return tighter ? { id: 'schema-constraint-changed', level: 'ERR', message: moved } : { id: 'schema-constraint-changed', level: 'INFO', message: `${moved} Requests may now send more.` };
-    if (direction === 'response') return tighter ? { id: 'schema-constraint-changed', level: 'INFO', message: `${moved} Responses stay within the old bound.` } : { id: 'schema-constraint-changed', level: 'WARN', message: `${moved} A client that relies on the old bound may get values outside it.` };
+    if (direction === 'request')
+      return tighter
+        ? { id: 'schema-constraint-changed', level: 'ERR', message: moved }
+        : { id: 'schema-constraint-changed', level: 'INFO', message: `${moved} Requests may now send more.` };
+    if (direction === 'response')
+      return tighter
+        ? { id: 'schema-constraint-changed', level: 'INFO', message: `${moved} Responses stay within the old bound.` }
+        : { id: 'schema-constraint-changed', level: 'WARN', message: `${moved} A client that relies on the old bound may get values outside it.` };
   }
   if (property === 'type' && change.kind === 'modified') {
     const message = `The type at ${where} changed from ${JSON.stringify(before)} to ${JSON.stringify(after)}.`;
@@ -342,7 +391,11 @@ function gradeUnruled(change: RedoclyChange, direction: Direction): Graded {
   if (what === 'PathItem' && change.kind === 'added') return { id: 'operation-added', level: 'INFO', message: `New operations at ${where}.` };
   if (what === 'Response' && change.kind === 'added') {
     const status = where.split('/').at(-1) ?? '';
-    return { id: 'response-added', level: 'WARN', message: `Status ${status} is now documented: a client that handles every documented status needs a branch for it.` };
+    return {
+      id: 'response-added',
+      level: 'WARN',
+      message: `Status ${status} is now documented: a client that handles every documented status needs a branch for it.`,
+    };
   }
   if (what === 'Operation' && change.kind === 'added') return { id: 'operation-added', level: 'INFO', message: `A new operation at ${where}.` };
   if (what === 'Schema' && change.kind === 'added' && property === undefined) {
@@ -351,10 +404,21 @@ function gradeUnruled(change: RedoclyChange, direction: Direction): Graded {
       ? { id: 'response-property-added', level: 'INFO', message: `Property \`${name}\` was added to the response at ${where}.` }
       : { id: 'request-property-added', level: 'INFO', message: `Optional property \`${name}\` was added to the request at ${where}.` };
   }
-  if (property === 'enum' && direction === 'request') return { id: 'request-enum-widened', level: 'INFO', message: `The request enum at ${where} accepts more values.` };
-  if (property === 'default') return { id: 'default-changed', level: 'WARN', message: `The default at ${where} changed: a client that leaves the field out gets another value.` };
-  if (property === 'readOnly' || property === 'writeOnly') return { id: `schema-${kebab(property)}-changed`, level: 'WARN', message: `${property} at ${where} changed: generated clients send or expect the field differently.` };
-  return { id: `${kebab(what)}${property ? `-${kebab(property)}` : ''}-${change.kind}`, level: change.impact === 'major' ? 'ERR' : 'INFO', message: `${what}${property ? ` ${property}` : ''} at ${where} ${did}.` };
+  if (property === 'enum' && direction === 'request')
+    return { id: 'request-enum-widened', level: 'INFO', message: `The request enum at ${where} accepts more values.` };
+  if (property === 'default')
+    return { id: 'default-changed', level: 'WARN', message: `The default at ${where} changed: a client that leaves the field out gets another value.` };
+  if (property === 'readOnly' || property === 'writeOnly')
+    return {
+      id: `schema-${kebab(property)}-changed`,
+      level: 'WARN',
+      message: `${property} at ${where} changed: generated clients send or expect the field differently.`,
+    };
+  return {
+    id: `${kebab(what)}${property ? `-${kebab(property)}` : ''}-${change.kind}`,
+    level: change.impact === 'major' ? 'ERR' : 'INFO',
+    message: `${what}${property ? ` ${property}` : ''} at ${where} ${did}.`,
+  };
 }
 
 // ── versions ────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -406,14 +470,24 @@ export async function compareDocuments(base: Loaded, revision: Loaded, names: { 
         // A shared schema is found through whichever operation Redocly walked first: a one-directional rule is
         // reported in its own direction, for an operation that uses the schema that way.
         const direction = verdict ? (RULE_DIRECTION[verdict.ruleId] ?? place.direction) : place.direction;
-        const graded = verdict ? { ...gradeVerdict(verdict, change, direction), pointer: verdict.location?.pointer ?? pointer } : { ...gradeUnruled(change, direction), pointer };
+        const graded = verdict
+          ? { ...gradeVerdict(verdict, change, direction), pointer: verdict.location?.pointer ?? pointer }
+          : { ...gradeUnruled(change, direction), pointer };
         const operation = operationFor(graded.pointer, direction, change.kind === 'removed' ? usedBefore : usage, place.operation);
         changes.push({ id: graded.id, level: graded.level, direction, operation, pointer: graded.pointer, message: graded.message });
       }
     }
   }
   const [from, to] = [infoVersion(base.document), infoVersion(revision.document)];
-  if (from !== to) changes.push({ id: 'api-version-changed', level: 'INFO', direction: 'document', operation: null, pointer: '#/info/version', message: `info.version went from ${from ?? '(none)'} to ${to ?? '(none)'}.` });
+  if (from !== to)
+    changes.push({
+      id: 'api-version-changed',
+      level: 'INFO',
+      direction: 'document',
+      operation: null,
+      pointer: '#/info/version',
+      message: `info.version went from ${from ?? '(none)'} to ${to ?? '(none)'}.`,
+    });
   if (changes.some((c) => c.level === 'ERR') && !(from !== undefined && to !== undefined && breakingBump(from, to))) {
     changes.push({
       id: 'api-version-not-bumped',
@@ -429,7 +503,9 @@ export async function compareDocuments(base: Loaded, revision: Loaded, names: { 
 
 /** The report with these changes, sorted (level, then operation, then pointer) and counted. */
 export function withChanges(report: DiffReport, changes: ReadonlyArray<Change>): DiffReport {
-  const sorted = [...changes].sort((a, b) => ORDER[a.level] - ORDER[b.level] || (a.operation ?? '~').localeCompare(b.operation ?? '~') || a.pointer.localeCompare(b.pointer));
+  const sorted = [...changes].sort(
+    (a, b) => ORDER[a.level] - ORDER[b.level] || (a.operation ?? '~').localeCompare(b.operation ?? '~') || a.pointer.localeCompare(b.pointer),
+  );
   const counts: Record<Level, number> = { ERR: 0, WARN: 0, INFO: 0 };
   for (const c of sorted) counts[c.level]++;
   return { base: report.base, revision: report.revision, changes: sorted, counts };

@@ -21,7 +21,7 @@ export function referenceSchemaName(name: string): string {
   return `${name}Reference`;
 }
 
-export type Cut = {
+type Cut = {
   /** The component schema that holds the back-reference. */
   from: string;
   /** The schema it referenced, now replaced by its reference schema. */
@@ -38,7 +38,9 @@ export type AcyclicProjection = {
 
 /** The name of the component schema a `$ref` value points at, if it is one. */
 function schemaName(ref: unknown): string | undefined {
-  return typeof ref === 'string' && ref.startsWith(SCHEMA_PREFIX) ? decodeURIComponent(ref.slice(SCHEMA_PREFIX.length)).replaceAll('~1', '/').replaceAll('~0', '~') : undefined;
+  return typeof ref === 'string' && ref.startsWith(SCHEMA_PREFIX)
+    ? decodeURIComponent(ref.slice(SCHEMA_PREFIX.length)).replaceAll('~1', '/').replaceAll('~0', '~')
+    : undefined;
 }
 
 /** The component schemas `node` references, in document order, with the pointer of each `$ref` object. */
@@ -211,7 +213,10 @@ export function acyclicProjection(source: JsonObject): AcyclicProjection {
 
   // Replace each back-reference in place; the `$ref` object's other keywords (its description) stay.
   for (const cut of cuts) {
-    const segments = cut.pointer.slice(2).split('/').map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
+    const segments = cut.pointer
+      .slice(2)
+      .split('/')
+      .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
     let node: unknown = document;
     for (const segment of segments) node = Array.isArray(node) ? node[Number(segment)] : isObject(node) ? node[segment] : undefined;
     if (!isObject(node)) throw new Error(`no $ref at ${cut.pointer}`);

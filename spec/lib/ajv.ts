@@ -23,7 +23,14 @@ export type AjvOptions = {
 /** An Ajv instance for JSON Schema 2020-12 with formats checked: the dialect of OpenAPI 3.1. */
 export function createAjv(options: AjvOptions = {}): Ajv2020 {
   const fast = options.fastCompile === true;
-  const ajv = new Ajv2020({ strict: true, allErrors: options.allErrors ?? true, allowUnionTypes: true, validateFormats: true, validateSchema: !fast, inlineRefs: !fast });
+  const ajv = new Ajv2020({
+    strict: true,
+    allErrors: options.allErrors ?? true,
+    allowUnionTypes: true,
+    validateFormats: true,
+    validateSchema: !fast,
+    inlineRefs: !fast,
+  });
   addFormats(ajv);
   ajv.addVocabulary(OPENAPI_KEYWORDS);
   return ajv;
@@ -33,7 +40,10 @@ export function createAjv(options: AjvOptions = {}): Ajv2020 {
  * Validators for schemas in the bundled document, compiled once per pointer. With `firstErrorOnly`, a value is first
  * checked by a validator that stops at the first error, and only an invalid one is checked again for every error.
  */
-export function createSchemaValidator(document: JsonObject = loadDocument(), options: { firstErrorOnly?: boolean; fastCompile?: boolean } = {}): SchemaValidator {
+export function createSchemaValidator(
+  document: JsonObject = loadDocument(),
+  options: { firstErrorOnly?: boolean; fastCompile?: boolean } = {},
+): SchemaValidator {
   const fastCompile = options.fastCompile ?? false;
   const detailed = createDetailedValidator(document, { fastCompile });
   if (!options.firstErrorOnly) return detailed;
@@ -58,7 +68,12 @@ function createDetailedValidator(document: JsonObject, ajvOptions: AjvOptions = 
 }
 
 export function formatErrors(errors: ReadonlyArray<ErrorObject>): string {
-  return errors.map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword}${e.params && 'allowedValues' in e.params ? ` (${String(e.params['allowedValues'])})` : ''}`).join('; ');
+  return errors
+    .map(
+      (e) =>
+        `${e.instancePath || '(root)'} ${e.message ?? e.keyword}${e.params && 'allowedValues' in e.params ? ` (${String(e.params['allowedValues'])})` : ''}`,
+    )
+    .join('; ');
 }
 
 let shared: SchemaValidator | undefined;

@@ -5,7 +5,20 @@
 // that checking loads no compiler. Errors fail; warnings (an undocumented additive field, a missing Content-Type where
 // production sends none) do not.
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { dereference, documentedHeaders, documentedResponses, type DocumentedHeader, isObject, listOperations, loadDocument, pointerTo, resolvePointer, responseSchemaPointer, type JsonObject, type SchemaValidator } from './openapi.ts';
+import {
+  dereference,
+  documentedHeaders,
+  documentedResponses,
+  type DocumentedHeader,
+  isObject,
+  listOperations,
+  loadDocument,
+  pointerTo,
+  resolvePointer,
+  responseSchemaPointer,
+  type JsonObject,
+  type SchemaValidator,
+} from './openapi.ts';
 import { resolveSchema } from './operations.ts';
 import { violation, type Violation } from './violations.ts';
 
@@ -88,11 +101,23 @@ function fromAjv(error: ErrorObject, base: Path, value: unknown): Violation {
     case 'required':
       return violation([...location, String(params['missingProperty'])], 'schema.required', `required field "${String(params['missingProperty'])}" is missing`);
     case 'additionalProperties':
-      return violation([...location, String(params['additionalProperty'])], 'schema.additionalProperties', `field "${String(params['additionalProperty'])}" is not allowed here (the schema is closed)`);
+      return violation(
+        [...location, String(params['additionalProperty'])],
+        'schema.additionalProperties',
+        `field "${String(params['additionalProperty'])}" is not allowed here (the schema is closed)`,
+      );
     case 'type':
-      return violation(location, 'schema.type', `must be ${String(params['type']).replace(',', ' or ')}, got ${actual === null ? 'null' : `${jsonType(actual)} ${short(actual)}`}`);
+      return violation(
+        location,
+        'schema.type',
+        `must be ${String(params['type']).replace(',', ' or ')}, got ${actual === null ? 'null' : `${jsonType(actual)} ${short(actual)}`}`,
+      );
     case 'enum':
-      return violation(location, 'schema.enum', `must be one of ${Array.isArray(params['allowedValues']) ? params['allowedValues'].map((v) => JSON.stringify(v)).join(', ') : '?'}; got ${short(actual)}`);
+      return violation(
+        location,
+        'schema.enum',
+        `must be one of ${Array.isArray(params['allowedValues']) ? params['allowedValues'].map((v) => JSON.stringify(v)).join(', ') : '?'}; got ${short(actual)}`,
+      );
     case 'const':
       return violation(location, 'schema.const', `must be ${short(params['allowedValue'], 200)}; got ${short(actual, 200)}`);
     case 'format':
@@ -166,7 +191,8 @@ function explain(pointer: string, value: unknown, base: Path): Violation[] {
     const branches = schema[keyword];
     if (!Array.isArray(branches)) continue;
     const { pointer: branch, passing } = bestBranch(at, keyword, branches, value);
-    if (keyword === 'oneOf' && passing > 1) return [violation(base, 'schema.oneOf', `matches ${passing} of the documented alternatives; exactly one must match`)];
+    if (keyword === 'oneOf' && passing > 1)
+      return [violation(base, 'schema.oneOf', `matches ${passing} of the documented alternatives; exactly one must match`)];
     const explained = explain(branch, value, base);
     if (explained.length > 0) return explained;
     return errors.filter((e) => e.instancePath === '').map((e) => fromAjv(e, base, value));
@@ -201,7 +227,12 @@ function explain(pointer: string, value: unknown, base: Path): Violation[] {
   const hasComposite = Array.isArray(schema['allOf']);
   for (const error of errors) {
     if (error.keyword === 'oneOf' || error.keyword === 'anyOf' || error.keyword === 'allOf') continue;
-    if (error.instancePath === '' ? hasComposite && !schemaOwns(schema, error) : [...covered].some((p) => error.instancePath === p || error.instancePath.startsWith(`${p}/`)) || hasComposite) continue;
+    if (
+      error.instancePath === ''
+        ? hasComposite && !schemaOwns(schema, error)
+        : [...covered].some((p) => error.instancePath === p || error.instancePath.startsWith(`${p}/`)) || hasComposite
+    )
+      continue;
     out.push(fromAjv(error, base, value));
   }
   return dedupe(out);
@@ -283,13 +314,14 @@ function declaredOf(pointer: string, value: unknown): Declared {
 }
 
 /** Fields the response has and the schema does not name: warnings (responses stay open; STYLE.md). */
-export function unknownFields(pointer: string, value: unknown, base: Path, out: Violation[] = []): Violation[] {
+function unknownFields(pointer: string, value: unknown, base: Path, out: Violation[] = []): Violation[] {
   if (isObject(value)) {
     const { properties, additional, closed } = declared(pointer, value);
     for (const [key, child] of Object.entries(value)) {
       const childPointer = properties.get(key) ?? additional;
       if (childPointer) unknownFields(childPointer, child, [...base, key], out);
-      else if (!closed) out.push(violation([...base, key], 'field.unknown', `field "${key}" is not in the spec (an additive field: reported, not a failure)`, 'warning'));
+      else if (!closed)
+        out.push(violation([...base, key], 'field.unknown', `field "${key}" is not in the spec (an additive field: reported, not a failure)`, 'warning'));
     }
   } else if (Array.isArray(value)) {
     const { pointer: at, schema } = resolveRef(pointer);
@@ -350,35 +382,74 @@ function check(operationId: string, response: ResponseLike, withUnknownFields: b
   const documented = documentedOf(document, operationId, opPointer);
   const key = documentedKey(documented, response.status);
   if (key === undefined) {
-    return [violation(['response', 'status'], 'status.undocumented', `status ${response.status} is not documented for ${operationId}; documented: ${[...documented.keys()].join(', ')}`)];
+    return [
+      violation(
+        ['response', 'status'],
+        'status.undocumented',
+        `status ${response.status} is not documented for ${operationId}; documented: ${[...documented.keys()].join(', ')}`,
+      ),
+    ];
   }
   const out: Violation[] = [];
   const { responsePointer, headers: documentedHeaders } = responseOf(document, operationId, opPointer, key);
   const mediaTypes = documented.get(key) ?? [];
   const header = mediaTypeOf(response.headers['content-type']);
   // A caller that has the body as a value (the mock) says so: an object is the parsed JSON, a string is text.
-  const parsed = !('body' in response) ? parseJson(response.text) : typeof response.body === 'object' && response.body !== null ? { ok: true as const, value: response.body } : { ok: false as const, error: 'a text body' };
+  const parsed = !('body' in response)
+    ? parseJson(response.text)
+    : typeof response.body === 'object' && response.body !== null
+      ? { ok: true as const, value: response.body }
+      : { ok: false as const, error: 'a text body' };
 
   // Which documented body applies: the one the Content-Type names; without one (or with an undocumented one), the
   // one the body looks like (JSON if it parses and JSON is documented, else plain text).
   let media: string | undefined;
   if (mediaTypes.length === 0) {
-    if (withWarnings && response.text !== '') out.push(violation(['response', 'body'], 'body.undocumented', `${operationId} documents no body for ${response.status}, got ${short(response.text)}`, 'warning'));
+    if (withWarnings && response.text !== '')
+      out.push(
+        violation(['response', 'body'], 'body.undocumented', `${operationId} documents no body for ${response.status}, got ${short(response.text)}`, 'warning'),
+      );
   } else if (header !== undefined && mediaTypes.includes(header)) {
     media = header;
   } else {
     const json = mediaTypes.find(isJsonMedia);
     const text = mediaTypes.find((m) => m === 'text/plain') ?? mediaTypes.find((m) => m.startsWith('text/'));
     const looksJson = parsed.ok && response.text.trim() !== '' && typeof parsed.value === 'object' && parsed.value !== null;
-    media = looksJson && json ? json : text ?? json ?? mediaTypes[0];
+    media = looksJson && json ? json : (text ?? json ?? mediaTypes[0]);
     if (header !== undefined) {
-      out.push(violation(['response', 'header', 'content-type'], 'content-type.undocumented', `Content-Type ${header} is not documented for ${operationId} ${response.status}; documented: ${mediaTypes.join(', ')}`));
+      out.push(
+        violation(
+          ['response', 'header', 'content-type'],
+          'content-type.undocumented',
+          `Content-Type ${header} is not documented for ${operationId} ${response.status}; documented: ${mediaTypes.join(', ')}`,
+        ),
+      );
     } else if (media && (isJsonMedia(media) ? looksJson : media === 'text/plain') && response.status >= 400) {
-      if (withWarnings) out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header; the body is read as ${media}, which is documented for ${response.status} (production sends some error bodies without one: RULES.md#decision-2)`, 'warning'));
+      if (withWarnings)
+        out.push(
+          violation(
+            ['response', 'header', 'content-type'],
+            'content-type.missing',
+            `no Content-Type header; the body is read as ${media}, which is documented for ${response.status} (production sends some error bodies without one: RULES.md#decision-2)`,
+            'warning',
+          ),
+        );
     } else if (media && response.status < 400) {
-      out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header on a ${response.status}: ${operationId} documents ${mediaTypes.join(', ')} for it, and only error answers may come without one (the spec's "Errors"; RULES.md#decision-2)`));
+      out.push(
+        violation(
+          ['response', 'header', 'content-type'],
+          'content-type.missing',
+          `no Content-Type header on a ${response.status}: ${operationId} documents ${mediaTypes.join(', ')} for it, and only error answers may come without one (the spec's "Errors"; RULES.md#decision-2)`,
+        ),
+      );
     } else {
-      out.push(violation(['response', 'header', 'content-type'], 'content-type.missing', `no Content-Type header, and the body is not what ${operationId} ${response.status} documents (${mediaTypes.join(', ')})`));
+      out.push(
+        violation(
+          ['response', 'header', 'content-type'],
+          'content-type.missing',
+          `no Content-Type header, and the body is not what ${operationId} ${response.status} documents (${mediaTypes.join(', ')})`,
+        ),
+      );
     }
   }
 
@@ -386,7 +457,13 @@ function check(operationId: string, response: ResponseLike, withUnknownFields: b
     const { schemaPointer, hasSchema } = bodySchemaOf(document, operationId, opPointer, key, responsePointer, response.status, media);
     if (isJsonMedia(media)) {
       if (!parsed.ok) {
-        out.push(violation(['response', 'body'], 'body.not-json', `the body is not JSON (${parsed.error}); ${operationId} ${response.status} documents ${media}: ${short(response.text, 160)}`));
+        out.push(
+          violation(
+            ['response', 'body'],
+            'body.not-json',
+            `the body is not JSON (${parsed.error}); ${operationId} ${response.status} documents ${media}: ${short(response.text, 160)}`,
+          ),
+        );
       } else if (hasSchema) {
         out.push(...explain(schemaPointer, parsed.value, ['response', 'body']));
         if (withUnknownFields) out.push(...unknownFields(schemaPointer, parsed.value, ['response', 'body']));
@@ -400,7 +477,15 @@ function check(operationId: string, response: ResponseLike, withUnknownFields: b
   for (const { name, lower, schemaPointer, required } of documentedHeaders) {
     const actual = response.headers[lower];
     if (actual === undefined) {
-      if (required || withWarnings) out.push(violation(['response', 'header', lower], 'header.missing', `header ${name} is documented for ${operationId} ${response.status} but was not sent`, required ? 'error' : 'warning'));
+      if (required || withWarnings)
+        out.push(
+          violation(
+            ['response', 'header', lower],
+            'header.missing',
+            `header ${name} is documented for ${operationId} ${response.status} but was not sent`,
+            required ? 'error' : 'warning',
+          ),
+        );
     } else if (schemaPointer !== undefined) {
       out.push(...explain(schemaPointer, actual, ['response', 'header', lower]).map((v) => ({ ...v, code: v.code.replace(/^schema\./, 'header.') })));
     }
@@ -424,11 +509,21 @@ function responseOf(document: JsonObject, operationId: string, opPointer: string
   return found;
 }
 
-function bodySchemaOf(document: JsonObject, operationId: string, opPointer: string, key: string, responsePointer: string, status: number, media: string): { schemaPointer: string; hasSchema: boolean } {
+function bodySchemaOf(
+  document: JsonObject,
+  operationId: string,
+  opPointer: string,
+  key: string,
+  responsePointer: string,
+  status: number,
+  media: string,
+): { schemaPointer: string; hasSchema: boolean } {
   const cacheKey = `${operationId} ${key} ${status} ${media}`;
   let found = bodySchemaCache.get(cacheKey);
   if (!found) {
-    const schemaPointer = (key === String(status) ? responseSchemaPointer(document, opPointer, status, media) : undefined) ?? `${responsePointer}/content/${pointerTo(media).slice(2)}/schema`;
+    const schemaPointer =
+      (key === String(status) ? responseSchemaPointer(document, opPointer, status, media) : undefined) ??
+      `${responsePointer}/content/${pointerTo(media).slice(2)}/schema`;
     found = { schemaPointer, hasSchema: resolvePointer(document, schemaPointer) !== undefined };
     bodySchemaCache.set(cacheKey, found);
   }

@@ -11,6 +11,7 @@ export const ACYCLIC_DOCUMENT_URL = new URL('../../generated/openapi.acyclic.jso
 export async function loadFullDocument(): Promise<import('./openapi.ts').JsonObject> {
   const { readFileSync } = await import('node:fs');
   const parsed: unknown = JSON.parse(readFileSync(DOCUMENT_URL, 'utf8'));
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('generated/openapi.json is not an OpenAPI document; run npm run generate');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error('generated/openapi.json is not an OpenAPI document; run npm run generate');
   return parsed as import('./openapi.ts').JsonObject;
 }

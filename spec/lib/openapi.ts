@@ -6,9 +6,22 @@
 import bundled from '../../generated/openapi.runtime.json' with { type: 'json' };
 import type { ErrorObject } from 'ajv/dist/2020.js';
 
-
 /** OpenAPI keywords that may stand beside JSON Schema keywords; Ajv is told they are annotations. */
-export const OPENAPI_KEYWORDS = ['openapi', 'info', 'servers', 'paths', 'components', 'tags', 'security', 'webhooks', 'jsonSchemaDialect', 'externalDocs', 'discriminator', 'xml', 'example'];
+export const OPENAPI_KEYWORDS = [
+  'openapi',
+  'info',
+  'servers',
+  'paths',
+  'components',
+  'tags',
+  'security',
+  'webhooks',
+  'jsonSchemaDialect',
+  'externalDocs',
+  'discriminator',
+  'xml',
+  'example',
+];
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -23,7 +36,8 @@ const document: unknown = bundled;
  * reads, at half the bytes (generated/openapi.runtime.json). Treat it as read-only.
  */
 export function loadDocument(): JsonObject {
-  if (!isObject(document) || typeof document['openapi'] !== 'string') throw new Error('generated/openapi.json is not an OpenAPI document; run npm run generate');
+  if (!isObject(document) || typeof document['openapi'] !== 'string')
+    throw new Error('generated/openapi.json is not an OpenAPI document; run npm run generate');
   return document;
 }
 
@@ -59,7 +73,7 @@ export type SchemaValidator = {
   validate(pointer: string, value: unknown): ErrorObject[];
 };
 
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 export type OperationEntry = { operationId: string; path: string; method: string; pointer: string; operation: JsonObject };
 
@@ -98,7 +112,12 @@ export function documentedHeaders(document: JsonObject, responsePointer: string)
   for (const name of Object.keys(headerObjects)) {
     const { pointer: headerPointer, value: headerObject } = dereference(document, `${responsePointer}/headers/${pointerTo(name).slice(2)}`);
     if (!isObject(headerObject)) continue;
-    headers.push({ name, lower: name.toLowerCase(), schemaPointer: isObject(headerObject['schema']) ? `${headerPointer}/schema` : undefined, required: headerObject['required'] === true });
+    headers.push({
+      name,
+      lower: name.toLowerCase(),
+      schemaPointer: isObject(headerObject['schema']) ? `${headerPointer}/schema` : undefined,
+      required: headerObject['required'] === true,
+    });
   }
   return headers;
 }

@@ -14,7 +14,7 @@ export type RequestBody<K extends OperationId> = operations[K]['requestBody']['c
  * `id` is a schema that is `components/schemas/InputId`, `id-list` an array of them, `rich-text` a string whose
  * `contentMediaType` is JSON, `enum` a schema with an `enum`, then `boolean` and `string` by type.
  */
-export type FieldKind = 'id' | 'id-list' | 'rich-text' | 'enum' | 'boolean' | 'string' | 'other';
+type FieldKind = 'id' | 'id-list' | 'rich-text' | 'enum' | 'boolean' | 'string' | 'other';
 
 export type FieldModel = {
   name: string;
@@ -130,7 +130,11 @@ export function operationModels(document: JsonObject = loadDocument()): Operatio
     const names = Array.isArray(requirements) ? requirements.flatMap((s) => (isObject(s) ? Object.keys(s) : [])) : [];
     const security = names.map((name) => {
       const scheme = dereference(document, pointerTo('components', 'securitySchemes', name)).value;
-      const type = isObject(scheme) ? (scheme['type'] === 'http' && String(scheme['scheme']).toLowerCase() === 'bearer' ? 'bearer' : String(scheme['type'])) : 'missing';
+      const type = isObject(scheme)
+        ? scheme['type'] === 'http' && String(scheme['scheme']).toLowerCase() === 'bearer'
+          ? 'bearer'
+          : String(scheme['type'])
+        : 'missing';
       return { name, type };
     });
     const secured = security.length > 0;
@@ -140,7 +144,9 @@ export function operationModels(document: JsonObject = loadDocument()): Operatio
     const { pointer: schemaPointer, schema } = resolveSchema(document, requestSchemaPointer);
     if (!isObject(schema['properties'])) throw new Error(`${operationId}: the request body has no properties`);
     const requiredSet = new Set(Array.isArray(schema['required']) ? schema['required'].filter((r): r is string => typeof r === 'string') : []);
-    const fields = Object.keys(schema['properties']).map((name) => fieldModel(document, name, `${schemaPointer}/properties/${pointerTo(name).slice(2)}`, requiredSet.has(name)));
+    const fields = Object.keys(schema['properties']).map((name) =>
+      fieldModel(document, name, `${schemaPointer}/properties/${pointerTo(name).slice(2)}`, requiredSet.has(name)),
+    );
     const examplesNode = resolvePointer(document, `${mediaPointer}/examples`);
     const examples: Array<{ name: string; value: JsonObject }> = [];
     if (isObject(examplesNode)) {
@@ -169,14 +175,11 @@ export function operationModels(document: JsonObject = loadDocument()): Operatio
   return models;
 }
 
-export function operationModel(operationId: string, document: JsonObject = loadDocument()): OperationModel {
-  const model = operationModels(document).find((m) => m.operationId === operationId);
-  if (!model) throw new Error(`operation ${operationId} is not in the spec`);
-  return model;
-}
-
 /** The examples the spec documents for an operation's responses: status, media type, name (none for `example`), value. */
-export function responseExamples(model: OperationModel, document: JsonObject = loadDocument()): Array<{ status: number; mediaType: string; name: string | undefined; value: unknown }> {
+export function responseExamples(
+  model: OperationModel,
+  document: JsonObject = loadDocument(),
+): Array<{ status: number; mediaType: string; name: string | undefined; value: unknown }> {
   const out: Array<{ status: number; mediaType: string; name: string | undefined; value: unknown }> = [];
   for (const [status, mediaTypes] of model.responses) {
     const response = dereference(document, `${model.pointer}/responses/${status}`);

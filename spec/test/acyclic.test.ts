@@ -30,7 +30,10 @@ function restored(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(restored);
   if (!isObject(value)) return value;
   return Object.fromEntries(
-    Object.entries(value).map(([key, v]) => [key, key === '$ref' && typeof v === 'string' && REFERENCE.test(v) ? v.replace(REFERENCE, '#/components/schemas/$1') : restored(v)]),
+    Object.entries(value).map(([key, v]) => [
+      key,
+      key === '$ref' && typeof v === 'string' && REFERENCE.test(v) ? v.replace(REFERENCE, '#/components/schemas/$1') : restored(v),
+    ]),
   );
 }
 
@@ -107,7 +110,8 @@ describe('the acyclic export (generated/openapi.acyclic.json)', () => {
     for (const target of new Set(cutsIn(acyclic).map((c) => c.to))) {
       const reference = after[referenceSchemaName(target)];
       const full = before[target];
-      if (!isObject(reference) || !isObject(full) || !isObject(reference['properties']) || !isObject(full['properties'])) throw new Error(`${target}: missing schema`);
+      if (!isObject(reference) || !isObject(full) || !isObject(reference['properties']) || !isObject(full['properties']))
+        throw new Error(`${target}: missing schema`);
       expect(Object.keys(reference['properties']), target).toEqual(['__typename', 'id']);
       expect(reference['properties']['__typename']).toEqual(full['properties']['__typename']);
       expect(reference['properties']['id']).toEqual(full['properties']['id']);
@@ -123,13 +127,19 @@ describe('the acyclic export (generated/openapi.acyclic.json)', () => {
     const examples = listExamples(acyclic);
     expect(examples.map((e) => e.where).sort()).toEqual(expect.arrayContaining(listExamples(literal).map((e) => e.where)));
     const validator = createSchemaValidator(acyclic);
-    const failures = examples.map((e) => ({ where: e.where, errors: formatErrors(validator.validate(e.schemaPointer, e.value)) })).filter((f) => f.errors !== '');
+    const failures = examples
+      .map((e) => ({ where: e.where, errors: formatErrors(validator.validate(e.schemaPointer, e.value)) }))
+      .filter((f) => f.errors !== '');
     expect(failures).toEqual([]);
   });
 
-  it('lints with zero problems under the spec\'s own Redocly rules', () => {
+  it("lints with zero problems under the spec's own Redocly rules", () => {
     const root = fileURLToPath(new URL('../../', import.meta.url));
-    const output = execFileSync(`${root}node_modules/.bin/redocly`, ['lint', fileURLToPath(ACYCLIC_DOCUMENT_URL), '--config', `${root}spec/redocly.yaml`, '--format', 'stylish'], { encoding: 'utf8', stdio: 'pipe' });
+    const output = execFileSync(
+      `${root}node_modules/.bin/redocly`,
+      ['lint', fileURLToPath(ACYCLIC_DOCUMENT_URL), '--config', `${root}spec/redocly.yaml`, '--format', 'stylish'],
+      { encoding: 'utf8', stdio: 'pipe' },
+    );
     expect(output).not.toMatch(/warning|error/i);
   });
 });
@@ -147,12 +157,16 @@ describe('acyclicProjection', () => {
   const documentWith = (schemas: JsonObject): JsonObject => ({
     openapi: '3.1.0',
     info: { title: 't', version: '1' },
-    paths: { '/a': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Project' } } } } } } } },
+    paths: {
+      '/a': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Project' } } } } } } },
+    },
     components: { schemas },
   });
 
   it('cuts a cycle at the reference that leads back toward the operation, and nothing else', () => {
-    const { document, cuts } = acyclicProjection(documentWith({ Project: record('project', { champion: 'Person' }), Person: record('person', { project: 'Project', manager: 'Person' }) }));
+    const { document, cuts } = acyclicProjection(
+      documentWith({ Project: record('project', { champion: 'Person' }), Person: record('person', { project: 'Project', manager: 'Person' }) }),
+    );
     expect(cuts.map((c) => `${c.from}.${c.pointer.split('/').slice(-1)[0]} → ${c.to}`)).toEqual(['Person.project → Project', 'Person.manager → Person']);
     expect(findCycle(schemaGraph(document))).toBeUndefined();
     const schemas = schemasOf(document);
@@ -162,8 +176,8 @@ describe('acyclicProjection', () => {
 
   it('refuses a cycle that passes through no record, since there is nothing to cut it at', () => {
     const union = { anyOf: [{ $ref: '#/components/schemas/Wrapper' }, { type: 'null' }] };
-    expect(() => acyclicProjection(documentWith({ Project: record('project', { part: 'Wrapper' }), Wrapper: { type: 'object', properties: { inner: union } } }))).toThrow(
-      /no record \(a schema with __typename and id\) to cut at: Wrapper → Wrapper/,
-    );
+    expect(() =>
+      acyclicProjection(documentWith({ Project: record('project', { part: 'Wrapper' }), Wrapper: { type: 'object', properties: { inner: union } } })),
+    ).toThrow(/no record \(a schema with __typename and id\) to cut at: Wrapper → Wrapper/);
   });
 });

@@ -12,7 +12,9 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 type Ran = { code: number; stdout: string; stderr: string };
 const run = (file: string, args: string[], cwd: string): Promise<Ran> =>
   new Promise((resolve) => {
-    execFile(file, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 240_000 }, (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }));
+    execFile(file, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 240_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
   });
 
 describe('diff --behaviour', () => {

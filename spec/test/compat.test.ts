@@ -12,7 +12,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('tools on the acyclic export', () => {
   // A limit on hanging, not on speed (the bench measures Prism's start): a loaded machine may take much longer.
-  it('prism mock starts on it and answers a valid resume (the spec\'s example) with 200', { timeout: 90_000 }, async () => {
+  it("prism mock starts on it and answers a valid resume (the spec's example) with 200", { timeout: 90_000 }, async () => {
     const result = await prismMock(FILES.acyclic);
     expect(result.note).toMatch(/^listening after/);
     expect(result.ok).toBe(true);

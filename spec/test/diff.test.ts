@@ -92,9 +92,21 @@ const EDITS: Array<[string, (d: Json) => void, string, Change['level'], Change['
   ['a response bound loosened', (d) => (schemas(d)['Thing'].properties.size.maximum = 1000), 'schema-constraint-changed', 'WARN', 'response'],
   ['a response bound tightened', (d) => (schemas(d)['Thing'].properties.size.maximum = 50), 'schema-constraint-changed', 'INFO', 'response'],
   ['a documented status removed', (d) => delete op(d).responses['404'], 'response-removed', 'ERR', 'response'],
-  ['a documented status added', (d) => (op(d).responses['409'] = { description: 'Conflict.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }), 'response-added', 'WARN', 'response'],
+  [
+    'a documented status added',
+    (d) => (op(d).responses['409'] = { description: 'Conflict.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }),
+    'response-added',
+    'WARN',
+    'response',
+  ],
   ['a response header removed', (d) => delete op(d).responses['200'].headers, 'response-header-removed', 'ERR', 'response'],
-  ['a response media type removed', (d) => (op(d).responses['404'].content = { 'text/plain': { schema: { type: 'string' } } }), 'media-type-removed', 'ERR', 'response'],
+  [
+    'a response media type removed',
+    (d) => (op(d).responses['404'].content = { 'text/plain': { schema: { type: 'string' } } }),
+    'media-type-removed',
+    'ERR',
+    'response',
+  ],
   // requests
   ['an optional input made required', (d) => schemas(d)['ThingInput'].required.push('kind'), 'required-properties-added', 'ERR', 'request'],
   ['a required input made optional', (d) => (schemas(d)['ThingInput'].required = []), 'required-properties-removed', 'INFO', 'request'],
@@ -111,7 +123,13 @@ const EDITS: Array<[string, (d: Json) => void, string, Change['level'], Change['
   ['the request body removed', (d) => delete op(d).requestBody, 'request-body-removed', 'ERR', 'request'],
   // the document
   ['an operation removed', (d) => delete d['paths']['/things/update'], 'path-removed', 'ERR', 'document'],
-  ['an operation added', (d) => (d['paths']['/things/create'] = { post: { ...structuredClone(op(d)), operationId: 'createThing' } }), 'operation-added', 'INFO', 'document'],
+  [
+    'an operation added',
+    (d) => (d['paths']['/things/create'] = { post: { ...structuredClone(op(d)), operationId: 'createThing' } }),
+    'operation-added',
+    'INFO',
+    'document',
+  ],
   ['an operationId renamed', (d) => (op(d).operationId = 'editThing'), 'operation-id-changed', 'ERR', 'document'],
   ['the security requirement changed', (d) => (op(d).security = [{ apiKey: [] }]), 'security-requirement-changed', 'ERR', 'document'],
   // documentation only
@@ -130,37 +148,55 @@ function write(dir: string, name: string, document: Json): string {
   return file;
 }
 
-const highest = (report: DiffReport): Change['level'] | undefined => (['ERR', 'WARN', 'INFO'] as const).find((level) => report.changes.some((c) => c.level === level));
+const highest = (report: DiffReport): Change['level'] | undefined =>
+  (['ERR', 'WARN', 'INFO'] as const).find((level) => report.changes.some((c) => c.level === level));
 
 describe.concurrent('every kind of change, on a minimal pair, at the level a client written to the base meets', () => {
   const dir = mkdtempSync(join(tmpdir(), 'diff-pairs-'));
   const base = write(dir, 'base.json', minimal());
-  it.each(EDITS.map(([what, edit, id, level, direction], i) => [what, edit, id, level, direction, i] as const))('%s: %s at %s', async (_what, edit, id, level, direction, i) => {
-    const revision = minimal();
-    edit(revision);
-    // A major bump, so that the version rule does not add to what is pinned.
-    revision['info'].version = '2.0.0';
-    const report = await diffDocuments(base, write(dir, `revision-${i}.json`, revision));
-    const found = report.changes.filter((c) => c.id !== 'api-version-changed');
-    if (id === 'none') {
-      expect(found).toEqual([]);
-      return;
-    }
-    expect(found.map((c) => [c.id, c.level, c.direction])).toContainEqual([id, level, direction]);
-    // The edit's highest level is the pinned one: nothing else it reports outranks it.
-    expect(highest({ ...report, changes: found })).toBe(level);
-    for (const change of found) {
-      expect(change.message).toMatch(/^\S.*[.)]$/);
-      expect(change.pointer).toMatch(/^#\//);
-      if (change.direction !== 'document') expect(change.operation).toBe(id === 'operation-id-changed' ? 'editThing' : 'updateThing');
-    }
-  });
+  it.each(EDITS.map(([what, edit, id, level, direction], i) => [what, edit, id, level, direction, i] as const))(
+    '%s: %s at %s',
+    async (_what, edit, id, level, direction, i) => {
+      const revision = minimal();
+      edit(revision);
+      // A major bump, so that the version rule does not add to what is pinned.
+      revision['info'].version = '2.0.0';
+      const report = await diffDocuments(base, write(dir, `revision-${i}.json`, revision));
+      const found = report.changes.filter((c) => c.id !== 'api-version-changed');
+      if (id === 'none') {
+        expect(found).toEqual([]);
+        return;
+      }
+      expect(found.map((c) => [c.id, c.level, c.direction])).toContainEqual([id, level, direction]);
+      // The edit's highest level is the pinned one: nothing else it reports outranks it.
+      expect(highest({ ...report, changes: found })).toBe(level);
+      for (const change of found) {
+        expect(change.message).toMatch(/^\S.*[.)]$/);
+        expect(change.pointer).toMatch(/^#\//);
+        if (change.direction !== 'document') expect(change.operation).toBe(id === 'operation-id-changed' ? 'editThing' : 'updateThing');
+      }
+    },
+  );
 });
 
 describe("on this package's own spec, a shared schema is reported in the direction and for the operation that meets it", () => {
   it.each([
-    ['SuccessStatus narrowed (close sends it)', (d: Json) => (d['components'].schemas.SuccessStatus.enum = ['achieved']), 'enum-values-removed', 'ERR', 'request', 'closeGoal'],
-    ['SuccessStatus widened (both answer it)', (d: Json) => d['components'].schemas.SuccessStatus.enum.push('partial'), 'enum-values-added', 'WARN', 'response', 'resumeProject'],
+    [
+      'SuccessStatus narrowed (close sends it)',
+      (d: Json) => (d['components'].schemas.SuccessStatus.enum = ['achieved']),
+      'enum-values-removed',
+      'ERR',
+      'request',
+      'closeGoal',
+    ],
+    [
+      'SuccessStatus widened (both answer it)',
+      (d: Json) => d['components'].schemas.SuccessStatus.enum.push('partial'),
+      'enum-values-added',
+      'WARN',
+      'response',
+      'resumeProject',
+    ],
   ])('%s', async (_what, edit, id, level, direction, operation) => {
     const dir = mkdtempSync(join(tmpdir(), 'diff-own-'));
     const document = JSON.parse(readFileSync(join(ROOT, 'generated', 'openapi.json'), 'utf8')) as Json;
@@ -209,7 +245,9 @@ describe('the version policy', () => {
 type Ran = { code: number; stdout: string; stderr: string };
 function cli(args: string[]): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, 'diff', ...args], { cwd: ROOT, encoding: 'utf8' }, (error, stdout, stderr) => resolve({ code: error && typeof error.code === 'number' ? error.code : 0, stdout, stderr }));
+    execFile(process.execPath, [BIN, 'diff', ...args], { cwd: ROOT, encoding: 'utf8' }, (error, stdout, stderr) =>
+      resolve({ code: error && typeof error.code === 'number' ? error.code : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -229,7 +267,14 @@ describe('service-external-api diff', () => {
     const report: unknown = JSON.parse(ran.stdout);
     expect(Object.keys(report as object)).toEqual(['base', 'revision', 'changes', 'counts']);
     expect(report).toMatchObject({ base, revision: warnFile, counts: { ERR: 0, WARN: 1, INFO: 0 } });
-    expect((report as DiffReport).changes[0]).toEqual({ id: 'enum-values-added', level: 'WARN', direction: 'response', operation: 'updateThing', pointer: expect.stringMatching(/^#\/components\/schemas\/Thing\/properties\/status\/enum/), message: expect.stringContaining("'archived'") });
+    expect((report as DiffReport).changes[0]).toEqual({
+      id: 'enum-values-added',
+      level: 'WARN',
+      direction: 'response',
+      operation: 'updateThing',
+      pointer: expect.stringMatching(/^#\/components\/schemas\/Thing\/properties\/status\/enum/),
+      message: expect.stringContaining("'archived'"),
+    });
     expect((await cli([base, warnFile, '--fail-on', 'WARN'])).code).toBe(1);
     expect((await cli([base, infoFile, '--fail-on', 'WARN'])).code).toBe(0);
     expect((await cli([base, warnFile, '--fail-on', 'never'])).code).toBe(0);
@@ -237,7 +282,9 @@ describe('service-external-api diff', () => {
 
   it('groups the text by operation, one line a change, and writes markdown with a heading per level', async () => {
     const text = await cli([base, warnFile]);
-    expect(text.stdout).toBe(`${base} → ${warnFile}: 0 ERR, 1 WARN, 0 INFO\n\nupdateThing\n  WARN response enum-values-added: ${JSON.parse((await cli([base, warnFile, '--format', 'json'])).stdout).changes[0].message} (${JSON.parse((await cli([base, warnFile, '--format', 'json'])).stdout).changes[0].pointer})\n`);
+    expect(text.stdout).toBe(
+      `${base} → ${warnFile}: 0 ERR, 1 WARN, 0 INFO\n\nupdateThing\n  WARN response enum-values-added: ${JSON.parse((await cli([base, warnFile, '--format', 'json'])).stdout).changes[0].message} (${JSON.parse((await cli([base, warnFile, '--format', 'json'])).stdout).changes[0].pointer})\n`,
+    );
     const markdown = await cli([base, warnFile, '--format', 'markdown']);
     expect(markdown.stdout).toMatch(/^### May break\n\n- `updateThing`: .*'archived'.* \(response, `enum-values-added`\)\n$/);
   });
@@ -268,7 +315,11 @@ describe('service-external-api diff', () => {
   });
 
   it('reads a split YAML root with relative $refs and the same spec at a git ref: the package spec against itself is empty', async () => {
-    for (const pair of [['spec/openapi.yaml', 'generated/openapi.json'], ['git:HEAD', 'spec/openapi.yaml'], ['generated/openapi.json', 'generated/openapi.json']]) {
+    for (const pair of [
+      ['spec/openapi.yaml', 'generated/openapi.json'],
+      ['git:HEAD', 'spec/openapi.yaml'],
+      ['generated/openapi.json', 'generated/openapi.json'],
+    ]) {
       const ran = await cli([...pair, '--format', 'json']);
       expect(ran.stderr).toBe('');
       expect(JSON.parse(ran.stdout)).toEqual({ base: pair[0], revision: pair[1], changes: [], counts: { ERR: 0, WARN: 0, INFO: 0 } });
@@ -284,7 +335,9 @@ describe('service-external-api diff', () => {
     const ran = await cli(['spec/openapi.yaml', join(copy, 'spec', 'openapi.yaml'), '--format', 'json']);
     const report = JSON.parse(ran.stdout) as DiffReport;
     expect(ran.code).toBe(1);
-    expect(report.changes).toContainEqual(expect.objectContaining({ id: 'property-removed', level: 'ERR', direction: 'response', message: 'Property `is_outdated` of `Goal` was removed.' }));
+    expect(report.changes).toContainEqual(
+      expect.objectContaining({ id: 'property-removed', level: 'ERR', direction: 'response', message: 'Property `is_outdated` of `Goal` was removed.' }),
+    );
     expect(report.changes.map((c) => c.id)).toContain('api-version-not-bumped');
   });
 });

@@ -13,9 +13,6 @@ import { BUNDLE_LIMITS, measureBrowserBundle, type BundleReport } from '../../mo
 const LIMITS = { packages: 50, bytes: 20 * 1024 * 1024 } as const;
 const NEVER = ['vitest', 'vite', 'express', 'ioredis'];
 
-
-
-
 type Footprint = { packages: Map<string, number>; bytes: number };
 
 /** Every package under node_modules (nested ones too) by its path, with the bytes of its files; symlinks not followed. */
@@ -107,12 +104,25 @@ describe('a frontend project with msw, then this package beside it', () => {
   it('answers a command whose optional peers are missing with exit 2 and the line that installs them', async () => {
     const mock = await run('npx', ['--no-install', 'service-external-api', 'mock', '--port', '0'], { cwd: app });
     expect(mock.status, explain(mock)).toBe(2);
-    expect(mock.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'))).toEqual([
+    expect(
+      mock.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('npm warn')),
+    ).toEqual([
       "error: service-external-api mock needs express (optional peer dependency of service-external-api, not installed): npm install --save-dev 'express@^5.3.0'",
     ]);
     const contract = await run('npx', ['--no-install', 'service-external-api', 'contract'], { cwd: app });
     expect(contract.status, explain(contract)).toBe(2);
-    expect(contract.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn')).join('\n')).toMatch(/^error: service-external-api contract needs vitest, fast-check \(optional peer dependencies of service-external-api, not installed\): npm install --save-dev 'vitest@[^']+' 'fast-check@[^']+'$/);
+    expect(
+      contract.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('npm warn'))
+        .join('\n'),
+    ).toMatch(
+      /^error: service-external-api contract needs vitest, fast-check \(optional peer dependencies of service-external-api, not installed\): npm install --save-dev 'vitest@[^']+' 'fast-check@[^']+'$/,
+    );
   });
 
   it('still gives every command its --help, and writes the docs page, with no peer installed', async () => {
@@ -134,7 +144,18 @@ describe('a browser project type-checks ./msw and ./client with strict settings 
     writeFileSync(
       join(dir, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'es2022', module: 'esnext', moduleResolution: 'bundler', lib: ['es2022', 'dom', 'dom.iterable'], types: [], strict: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, skipLibCheck: false, noEmit: true },
+        compilerOptions: {
+          target: 'es2022',
+          module: 'esnext',
+          moduleResolution: 'bundler',
+          lib: ['es2022', 'dom', 'dom.iterable'],
+          types: [],
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          exactOptionalPropertyTypes: true,
+          skipLibCheck: false,
+          noEmit: true,
+        },
         files: ['app.ts'],
       }),
     );
@@ -151,12 +172,15 @@ describe('a browser project type-checks ./msw and ./client with strict settings 
         'const paused: string = fixtures.projects.paused;',
         'const open: string = fixtures.goals.open;',
         "const api = createClient({ baseUrl: 'https://api.example.com', token });",
-        "const resumed = await api.resumeProject({ project_id: paused, message: '{\"type\":\"doc\",\"content\":[]}' });",
-        "if (resumed.status === 200) console.log(resumed.body.project.state satisfies string, open);",
+        'const resumed = await api.resumeProject({ project_id: paused, message: \'{"type":"doc","content":[]}\' });',
+        'if (resumed.status === 200) console.log(resumed.body.project.state satisfies string, open);',
         'export {};',
       ].join('\n'),
     );
-    const tsc = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--listFiles'], { cwd: dir, timeout: 120_000 });
+    const tsc = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--listFiles'], {
+      cwd: dir,
+      timeout: 120_000,
+    });
     expect(tsc.status, explain(tsc)).toBe(0);
     // msw's dependencies happen to install @types/node; with `types: []` nothing may pull it in all the same.
     expect(tsc.stdout.split('\n').filter((file) => file.includes('/@types/node/'))).toEqual([]);
@@ -169,7 +193,7 @@ describe("mock/README's browser snippet in a vite build of a consumer app", () =
     const web = join(app, 'web');
     mkdirSync(web);
     const snippet = /In a browser app, with `msw\/browser`[\s\S]*?```ts\n([\s\S]*?)```/.exec(readFileSync(join(ROOT, 'mock', 'README.md'), 'utf8'))?.[1];
-    if (!snippet) throw new Error("mock/README.md has no browser snippet");
+    if (!snippet) throw new Error('mock/README.md has no browser snippet');
     writeFileSync(join(web, 'main.ts'), `${snippet}export {};\n`);
     writeFileSync(join(web, 'index.html'), '<!doctype html><script type="module" src="./main.ts"></script>');
     const warnings: string[] = [];
@@ -194,8 +218,20 @@ describe("QA's line: one npx command in an empty folder", () => {
   it('runs the contract command with its peers named by -p (here: --help, and a missing URL refused as configuration)', async () => {
     const empty = join(work, 'qa');
     mkdirSync(empty);
-    const version = (name: string): string => (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
-    const npx = ['--yes', '--prefer-offline', '-p', tarball, '-p', `vitest@${version('vitest')}`, '-p', `fast-check@${version('fast-check')}`, 'service-external-api', 'contract'];
+    const version = (name: string): string =>
+      (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+    const npx = [
+      '--yes',
+      '--prefer-offline',
+      '-p',
+      tarball,
+      '-p',
+      `vitest@${version('vitest')}`,
+      '-p',
+      `fast-check@${version('fast-check')}`,
+      'service-external-api',
+      'contract',
+    ];
     const help = await run('npx', [...npx, '--help'], { cwd: empty, timeout: 240_000 });
     expect(help.status, explain(help)).toBe(0);
     expect(help.stdout).toMatch(/^Usage: service-external-api contract/);
@@ -220,6 +256,7 @@ describe('service-external-api/msw bundled for a browser (esbuild, minified, msw
   it('holds no YAML parser, no lodash, no OpenAPI 2.0 meta-schema and no router package', () => {
     expect(bundle.packages).toEqual(expect.arrayContaining(['ajv']));
     const modules = bundle.packages;
-    for (const heavy of ['js-yaml', 'yaml', 'lodash', 'openapi-schema-validator', 'openapi-backend', '@apidevtools/json-schema-ref-parser']) expect(modules, heavy).not.toContain(heavy);
+    for (const heavy of ['js-yaml', 'yaml', 'lodash', 'openapi-schema-validator', 'openapi-backend', '@apidevtools/json-schema-ref-parser'])
+      expect(modules, heavy).not.toContain(heavy);
   });
 });

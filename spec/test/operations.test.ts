@@ -86,7 +86,9 @@ describe.each(operations.map((o) => [String(o.operation['operationId']), o] as c
   });
 
   it('answers 404 with the one not-found body', () => {
-    expect(mediaExamples(response(pointer, '404').pointer, 'application/json')).toEqual([{ error: 'Not found', message: 'The requested resource was not found' }]);
+    expect(mediaExamples(response(pointer, '404').pointer, 'application/json')).toEqual([
+      { error: 'Not found', message: 'The requested resource was not found' },
+    ]);
   });
 
   it('answers 400 with the service messages and the framework body for invalid JSON', () => {

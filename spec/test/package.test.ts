@@ -18,10 +18,9 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
   exports: Record<string, string | Record<string, string>>;
   bin: Record<string, string>;
 };
-const operationIds = Object.values(loadDocument()['paths'] as Record<string, Record<string, { operationId: string }>>).flatMap((item) => Object.values(item).map((op) => op.operationId));
-
-
-
+const operationIds = Object.values(loadDocument()['paths'] as Record<string, Record<string, { operationId: string }>>).flatMap((item) =>
+  Object.values(item).map((op) => op.operationId),
+);
 
 let work = '';
 let consumer = '';
@@ -43,7 +42,9 @@ beforeAll(async () => {
   // Offline first: `npm ci` of this repository has put every dependency of the package into npm's cache. The optional
   // peers the commands need are installed beside it, at the versions this repository tests with, as the README says
   // (Redocly, for `diff`, is added by its own test; footprint.test.ts covers the project without them).
-  const peers = ['express', '@types/express', 'vitest', 'fast-check', 'ioredis'].map((name) => `${name}@${(JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version}`);
+  const peers = ['express', '@types/express', 'vitest', 'fast-check', 'ioredis'].map(
+    (name) => `${name}@${(JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version}`,
+  );
   const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, ...peers], { cwd: consumer, timeout: 240_000 });
   expect(install.status, explain(install)).toBe(0);
 }, 300_000);
@@ -57,8 +58,12 @@ describe('the tarball', () => {
     expect(files).toContain('package.json');
     expect(files).toContain('README.md');
     expect(files).toContain('CHANGELOG.md');
-    for (const file of files) expect(file, file).toMatch(/^(package\.json|README\.md|CHANGELOG\.md|RULES\.md|(mock|contract-tests|docs-site|spec|generated)\/README\.md|dist\/.+)$/);
-    expect(files.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts')), 'no TypeScript sources: Node never strips types under node_modules').toEqual([]);
+    for (const file of files)
+      expect(file, file).toMatch(/^(package\.json|README\.md|CHANGELOG\.md|RULES\.md|(mock|contract-tests|docs-site|spec|generated)\/README\.md|dist\/.+)$/);
+    expect(
+      files.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts')),
+      'no TypeScript sources: Node never strips types under node_modules',
+    ).toEqual([]);
     // The contract suite's own files (contract-tests/tests/) ship: `service-external-api contract` runs them.
     expect(files.filter((f) => /\/(test|bench|fuzz|results)\//.test(f) || /(^|\/)\.ci\//.test(f))).toEqual([]);
   });
@@ -79,7 +84,9 @@ describe('the tarball', () => {
     const result = await run(join(BIN, 'attw'), [tarball, '--profile', 'esm-only', '--format', 'json'], { cwd: work });
     expect(result.status, explain(result)).toBe(0);
     const { problems } = JSON.parse(result.stdout) as { problems: Record<string, Array<{ entrypoint: string; resolutionKind?: string }>> };
-    const counted = Object.entries(problems).flatMap(([kind, list]) => list.filter((p) => p.resolutionKind !== 'node10' && p.resolutionKind !== 'node16-cjs').map((p) => `${kind} ${p.entrypoint} ${p.resolutionKind ?? ''}`));
+    const counted = Object.entries(problems).flatMap(([kind, list]) =>
+      list.filter((p) => p.resolutionKind !== 'node10' && p.resolutionKind !== 'node16-cjs').map((p) => `${kind} ${p.entrypoint} ${p.resolutionKind ?? ''}`),
+    );
     expect(counted).toEqual([]);
   }, 60_000);
 });
@@ -152,13 +159,23 @@ console.log(JSON.stringify(out));
     expect(example?.split('\n').filter((line) => line.trim() !== '').length).toBeLessThanOrEqual(15);
     mkdirSync(join(consumer, 'test'), { recursive: true });
     writeFileSync(join(consumer, 'test', 'resume.test.ts'), example ?? '');
-    const result = await run('npx', ['--no-install', 'vitest', 'run', '--root', consumer, '--reporter', 'verbose'], { cwd: consumer, env: { CI: '1' }, timeout: 90_000 });
+    const result = await run('npx', ['--no-install', 'vitest', 'run', '--root', consumer, '--reporter', 'verbose'], {
+      cwd: consumer,
+      env: { CI: '1' },
+      timeout: 90_000,
+    });
     expect(result.status, explain(result)).toBe(0);
     expect(stripVTControlCharacters(result.stdout)).toMatch(/✓ test\/resume\.test\.ts > resumes the paused project/);
   }, 100_000);
 
   it('tsc --noEmit (nodenext, strict, skipLibCheck: false) is clean for a file importing every entry point', async () => {
-    writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true, skipLibCheck: false, noEmit: true }, files: ['every-entry.ts'] }));
+    writeFileSync(
+      join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true, skipLibCheck: false, noEmit: true },
+        files: ['every-entry.ts'],
+      }),
+    );
     writeFileSync(
       join(consumer, 'every-entry.ts'),
       `import { createMockApp, defaultSeed, type MockOptions } from 'service-external-api';
@@ -187,7 +204,10 @@ export const sameTitle: boolean = acyclic.info.title === spec.info.title;
 export const wrong = () => api.closeGoal({ goal_id: 'g', success: 'yes', retrospective: '{}' });
 `,
     );
-    const result = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: consumer, timeout: 120_000 });
+    const result = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
+      cwd: consumer,
+      timeout: 120_000,
+    });
     expect(result.status, explain(result)).toBe(0);
     expect(result.stdout).toBe('');
   }, 130_000);
@@ -206,7 +226,12 @@ export const wrong = () => api.closeGoal({ goal_id: 'g', success: 'yes', retrosp
 
   it('npx service-external-api mock --port 0 starts and answers; contract against it passes; proxy in front of it forwards', async () => {
     let proxy: ReturnType<typeof spawn> | undefined;
-    const mock = spawn('npx', ['--no-install', 'service-external-api', 'mock', '--port', '0'], { cwd: consumer, env: { ...process.env, PATH: `${BIN}${delimiter}${process.env['PATH'] ?? ''}`, PORT: '' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const mock = spawn('npx', ['--no-install', 'service-external-api', 'mock', '--port', '0'], {
+      cwd: consumer,
+      env: { ...process.env, PATH: `${BIN}${delimiter}${process.env['PATH'] ?? ''}`, PORT: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let banner = '';
     mock.stdout?.setEncoding('utf8').on('data', (chunk: string) => (banner += chunk));
     mock.stderr?.setEncoding('utf8').on('data', (chunk: string) => (banner += chunk));
@@ -219,14 +244,22 @@ export const wrong = () => api.closeGoal({ goal_id: 'g', success: 'yes', retrosp
       const url = /mock listening on (http:\/\/\S+)/.exec(banner)?.[1] ?? '';
       expect((await fetch(`${url}/__mock/fixtures`)).status).toBe(200);
       const report = join(work, 'contract.xml');
-      const contract = await run('npx', ['--no-install', 'service-external-api', 'contract', '--base-url', url, '--report', report], { cwd: consumer, timeout: 120_000 });
+      const contract = await run('npx', ['--no-install', 'service-external-api', 'contract', '--base-url', url, '--report', report], {
+        cwd: consumer,
+        timeout: 120_000,
+      });
       expect(contract.status, explain(contract)).toBe(0);
       expect(contract.stdout).toMatch(/^contract: [1-9]\d* passed, 0 failed, 0 skipped, \d+ warnings(, 0 errors)? — PASS$/m);
       expect(readFileSync(report, 'utf8')).toMatch(/<testsuites [^>]*failures="0"/);
 
       // The validation proxy in front of it: forwards a valid resume unchanged, and finds nothing to report.
       const fixtures = (await (await fetch(`${url}/__mock/fixtures`)).json()) as { tokens: Record<string, string>; projects: Record<string, string> };
-      proxy = spawn('npx', ['--no-install', 'service-external-api', 'proxy', '--target', url, '--port', '0'], { cwd: consumer, env: { ...process.env, PATH: `${BIN}${delimiter}${process.env['PATH'] ?? ''}` }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      proxy = spawn('npx', ['--no-install', 'service-external-api', 'proxy', '--target', url, '--port', '0'], {
+        cwd: consumer,
+        env: { ...process.env, PATH: `${BIN}${delimiter}${process.env['PATH'] ?? ''}` },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
       let proxyBanner = '';
       proxy.stdout?.setEncoding('utf8').on('data', (chunk: string) => (proxyBanner += chunk));
       proxy.stderr?.setEncoding('utf8').on('data', (chunk: string) => (proxyBanner += chunk));
@@ -235,7 +268,11 @@ export const wrong = () => api.closeGoal({ goal_id: 'g', success: 'yes', retrosp
         await new Promise((r) => setTimeout(r, 50));
       }
       const proxyUrl = `http://127.0.0.1:${/^port: (\d+)/m.exec(proxyBanner)?.[1] ?? ''}`;
-      const resumed = await fetch(`${proxyUrl}/api/external/v1/projects/resume`, { method: 'POST', headers: { authorization: `Bearer ${fixtures.tokens['full_access'] ?? ''}`, 'content-type': 'application/json' }, body: JSON.stringify({ project_id: fixtures.projects['paused'], message: '{"type":"doc","content":[]}' }) });
+      const resumed = await fetch(`${proxyUrl}/api/external/v1/projects/resume`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${fixtures.tokens['full_access'] ?? ''}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ project_id: fixtures.projects['paused'], message: '{"type":"doc","content":[]}' }),
+      });
       expect(resumed.status).toBe(200);
       expect(((await resumed.json()) as { project: { id: string } }).project.id).toBe(fixtures.projects['paused']);
       expect(resumed.headers.get('x-contract-violations')).toBeNull();
@@ -248,15 +285,29 @@ export const wrong = () => api.closeGoal({ goal_id: 'g', success: 'yes', retrosp
   }, 150_000);
 
   it('npx service-external-api mock --store names a Redis it cannot reach in one line and exits 2 (the Redis store ships)', async () => {
-    const result = await run('npx', ['--no-install', 'service-external-api', 'mock', '--port', '0', '--store', 'redis://127.0.0.1:1/0'], { cwd: consumer, env: { MOCK_STORE: '' }, timeout: 60_000 });
+    const result = await run('npx', ['--no-install', 'service-external-api', 'mock', '--port', '0', '--store', 'redis://127.0.0.1:1/0'], {
+      cwd: consumer,
+      env: { MOCK_STORE: '' },
+      timeout: 60_000,
+    });
     expect(result.status, explain(result)).toBe(2);
-    expect(result.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'))).toEqual([expect.stringMatching(/^error: cannot use Redis at redis:\/\/127\.0\.0\.1:1\/0: /)]);
+    expect(
+      result.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('npm warn')),
+    ).toEqual([expect.stringMatching(/^error: cannot use Redis at redis:\/\/127\.0\.0\.1:1\/0: /)]);
   }, 70_000);
 
   it('npx service-external-api contract with no URL is exit 2 with one line naming the variable', async () => {
     const result = await run('npx', ['--no-install', 'service-external-api', 'contract'], { cwd: consumer, env: { CONTRACT_BASE_URL: '' } });
     expect(result.status, explain(result)).toBe(2);
-    expect(result.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'))).toEqual([expect.stringMatching(/^contract: .*CONTRACT_BASE_URL/)]);
+    expect(
+      result.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('npm warn')),
+    ).toEqual([expect.stringMatching(/^contract: .*CONTRACT_BASE_URL/)]);
   }, 60_000);
 
   it('npx service-external-api docs --out writes the self-contained page with both operations', async () => {
@@ -274,7 +325,8 @@ describe('the documentation an npm user can reach from the installed package', (
   const installed = (): string => join(consumer, 'node_modules', 'service-external-api');
   const shippedMarkdown = (): string[] => files.filter((file) => file.endsWith('.md'));
   /** Every file of the installed package with its text, for the ones a reader meets: code, types, docs. */
-  const shippedText = (): Array<[string, string]> => files.filter((file) => /\.(js|d\.ts|md|cjs)$/.test(file)).map((file) => [file, readFileSync(join(installed(), file), 'utf8')]);
+  const shippedText = (): Array<[string, string]> =>
+    files.filter((file) => /\.(js|d\.ts|md|cjs)$/.test(file)).map((file) => [file, readFileSync(join(installed(), file), 'utf8')]);
 
   it('every RULES.md#anchor cited in code, types and docs is an anchor of the shipped RULES.md, and nothing cites a document the package lacks', () => {
     const rules = readFileSync(join(installed(), 'RULES.md'), 'utf8');
@@ -282,7 +334,8 @@ describe('the documentation an npm user can reach from the installed package', (
     const cited = new Map<string, string>();
     const unreachable: string[] = [];
     for (const [file, text] of shippedText()) {
-      for (const m of text.matchAll(/RULES\.md((?:#[a-z0-9-]+)(?:(?:,| and) #[a-z0-9-]+)*)/g)) for (const a of (m[1] ?? '').matchAll(/#([a-z0-9-]+)/g)) cited.set(a[1] ?? '', file);
+      for (const m of text.matchAll(/RULES\.md((?:#[a-z0-9-]+)(?:(?:,| and) #[a-z0-9-]+)*)/g))
+        for (const a of (m[1] ?? '').matchAll(/#([a-z0-9-]+)/g)) cited.set(a[1] ?? '', file);
       for (const m of text.matchAll(/\b(REFERENCE|transport-auth-errors|domain-and-shapes)\.md/g)) unreachable.push(`${file}: ${m[0]}`);
     }
     expect(cited.size).toBeGreaterThan(20);
@@ -294,7 +347,9 @@ describe('the documentation an npm user can reach from the installed package', (
     const broken: string[] = [];
     for (const file of shippedMarkdown()) {
       // Links outside code spans and blocks.
-      const text = readFileSync(join(installed(), file), 'utf8').replace(/```[\s\S]*?```/g, '').replace(/`[^`]*`/g, '');
+      const text = readFileSync(join(installed(), file), 'utf8')
+        .replace(/```[\s\S]*?```/g, '')
+        .replace(/`[^`]*`/g, '');
       for (const m of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
         const target = m[1] ?? '';
         if (/^[a-z]+:/.test(target)) continue;
@@ -305,7 +360,9 @@ describe('the documentation an npm user can reach from the installed package', (
   });
 
   it("the shipped docs hold every CONTRACT_ variable and every option each command's --help names", async () => {
-    const docs = shippedMarkdown().map((file) => readFileSync(join(installed(), file), 'utf8')).join('\n');
+    const docs = shippedMarkdown()
+      .map((file) => readFileSync(join(installed(), file), 'utf8'))
+      .join('\n');
     const { knownVariables } = (await import(join(installed(), 'dist', 'contract-tests', 'lib', 'env.js'))) as { knownVariables: () => string[] };
     const runbook = readFileSync(join(installed(), 'contract-tests', 'README.md'), 'utf8');
     expect(knownVariables().filter((name) => !runbook.includes(name))).toEqual([]);
@@ -313,7 +370,8 @@ describe('the documentation an npm user can reach from the installed package', (
     for (const command of ['mock', 'contract', 'proxy', 'docs', 'diff']) {
       const help = await run('npx', ['--no-install', 'service-external-api', command, '--help'], { cwd: consumer });
       expect(help.status, explain(help)).toBe(0);
-      for (const option of new Set([...help.stdout.matchAll(/^\s+(--[a-z][a-z-]*)/gm)].map((m) => m[1] ?? ''))) if (!docs.includes(option)) missing.push(`${command} ${option}`);
+      for (const option of new Set([...help.stdout.matchAll(/^\s+(--[a-z][a-z-]*)/gm)].map((m) => m[1] ?? '')))
+        if (!docs.includes(option)) missing.push(`${command} ${option}`);
     }
     expect(missing).toEqual([]);
   }, 60_000);
@@ -323,21 +381,36 @@ describe('npx service-external-api diff in the consumer project', () => {
   it('without the optional peer @redocly/cli, exits 2 with one line giving the install command', async () => {
     const result = await run('npx', ['--no-install', 'service-external-api', 'diff', 'a.json', 'b.json'], { cwd: consumer });
     expect(result.status, explain(result)).toBe(2);
-    expect(result.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'))).toEqual(["error: service-external-api diff needs @redocly/cli (optional peer dependency of service-external-api, not installed): npm install --save-dev '@redocly/cli@^2.77.0'"]);
+    expect(
+      result.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('npm warn')),
+    ).toEqual([
+      "error: service-external-api diff needs @redocly/cli (optional peer dependency of service-external-api, not installed): npm install --save-dev '@redocly/cli@^2.77.0'",
+    ]);
   }, 60_000);
 
   it('with the peer installed, grades a breaking edit of the shipped spec ERR (exit 1) and the spec against itself as no change', async () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'node_modules', '@redocly', 'cli', 'package.json'), 'utf8')) as { version: string };
-    const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `@redocly/cli@${manifest.version}`], { cwd: consumer, timeout: 240_000 });
+    const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `@redocly/cli@${manifest.version}`], {
+      cwd: consumer,
+      timeout: 240_000,
+    });
     expect(install.status, explain(install)).toBe(0);
     const shipped = join(consumer, 'node_modules', 'service-external-api', 'dist', 'generated', 'openapi.json');
-    const document = JSON.parse(readFileSync(shipped, 'utf8')) as { components: { schemas: Record<string, { properties: Record<string, unknown>; required: string[] }> } };
+    const document = JSON.parse(readFileSync(shipped, 'utf8')) as {
+      components: { schemas: Record<string, { properties: Record<string, unknown>; required: string[] }> };
+    };
     const project = document.components.schemas['Project'];
     if (!project) throw new Error('no Project schema in the shipped spec');
     delete project.properties['name'];
     project.required = project.required.filter((name) => name !== 'name');
     writeFileSync(join(consumer, 'next.json'), JSON.stringify(document));
-    const breaking = await run('npx', ['--no-install', 'service-external-api', 'diff', shipped, 'next.json', '--format', 'json'], { cwd: consumer, timeout: 60_000 });
+    const breaking = await run('npx', ['--no-install', 'service-external-api', 'diff', shipped, 'next.json', '--format', 'json'], {
+      cwd: consumer,
+      timeout: 60_000,
+    });
     expect(breaking.status, explain(breaking)).toBe(1);
     const report = JSON.parse(breaking.stdout) as { changes: Array<{ id: string; level: string; operation: string | null }>; counts: Record<string, number> };
     expect(report.changes).toContainEqual(expect.objectContaining({ id: 'property-removed', level: 'ERR', operation: 'resumeProject' }));
@@ -353,7 +426,10 @@ describe('the Node.js check every entry point makes first', () => {
   /** A preload that makes the process report another Node.js version, to drive entry.cjs's check deterministically. */
   function as(version: string): string {
     const preload = join(work, `node-${version}.cjs`);
-    writeFileSync(preload, `Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '${version}' } });\nObject.defineProperty(process, 'version', { value: 'v${version}' });\n`);
+    writeFileSync(
+      preload,
+      `Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '${version}' } });\nObject.defineProperty(process, 'version', { value: 'v${version}' });\n`,
+    );
     return preload;
   }
 
@@ -367,18 +443,26 @@ describe('the Node.js check every entry point makes first', () => {
     const bin = join(consumer, 'node_modules', 'service-external-api', 'dist', 'cli', 'bin.cjs');
     const old = await run(process.execPath, ['--require', as('20.18.1'), bin, '--version'], { cwd: consumer });
     expect(old.status).toBe(1);
-    expect(old.stderr).toBe('error: service-external-api needs Node.js ^20.19.0 || ^22.12.0 || >=24 (package.json engines), and this is Node.js v20.18.1; install Node.js 24 LTS.\n');
+    expect(old.stderr).toBe(
+      'error: service-external-api needs Node.js ^20.19.0 || ^22.12.0 || >=24 (package.json engines), and this is Node.js v20.18.1; install Node.js 24 LTS.\n',
+    );
     const help = await run(process.execPath, ['--require', as('20.20.2'), bin, 'mock', '--help'], { cwd: consumer });
     expect(help.status, explain(help)).toBe(0);
     expect(help.stdout).toMatch(/^Usage: service-external-api mock/);
     const contract = await run(process.execPath, ['--require', as('20.20.2'), bin, 'contract', '--base-url', 'http://127.0.0.1:9'], { cwd: consumer });
     expect(contract.status, explain(contract)).toBe(2);
-    expect(contract.stderr).toBe('error: service-external-api contract runs its suite with vitest 5, which needs Node.js ^22.12.0 || ^24 || >=26, and this is Node.js v20.20.2; the other commands and every entry point run on it\n');
+    expect(contract.stderr).toBe(
+      'error: service-external-api contract runs its suite with vitest 5, which needs Node.js ^22.12.0 || ^24 || >=26, and this is Node.js v20.20.2; the other commands and every entry point run on it\n',
+    );
   });
 
   it('a real Node.js older than 22 on this machine gets the same line from node mock/src/main.ts', async (context) => {
     // Every PATH entry but the repository's own node_modules/.bin, where npm ci put Node 24.
-    const system = (process.env['PATH'] ?? '').split(delimiter).filter((dir) => dir && !dir.includes('node_modules')).map((dir) => join(dir, 'node')).find((file) => existsSync(file));
+    const system = (process.env['PATH'] ?? '')
+      .split(delimiter)
+      .filter((dir) => dir && !dir.includes('node_modules'))
+      .map((dir) => join(dir, 'node'))
+      .find((file) => existsSync(file));
     const version = system === undefined ? undefined : spawnSync(system, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
     if (system === undefined || version === undefined || Number(version.split('.')[0]) >= 22) {
       context.skip(`the machine's own node is ${version ?? 'missing'}, not older than 22 (the preload tests above cover the check)`);
@@ -386,7 +470,9 @@ describe('the Node.js check every entry point makes first', () => {
     }
     const result = await run(system, [join(ROOT, 'mock', 'src', 'main.ts')], { cwd: ROOT, env: { PATH: dirname(system) } });
     expect(result.status).toBe(1);
-    expect(result.stderr).toMatch(new RegExp(`^error: this is Node\\.js v${version.replace(/\./g, '\\.')}, and the repository's TypeScript sources need Node\\.js 24`));
+    expect(result.stderr).toMatch(
+      new RegExp(`^error: this is Node\\.js v${version.replace(/\./g, '\\.')}, and the repository's TypeScript sources need Node\\.js 24`),
+    );
     expect(result.stderr).not.toContain('ERR_UNKNOWN_FILE_EXTENSION');
   });
 });
@@ -417,7 +503,9 @@ describe("the README's tables are the package's", () => {
     const help = await run(process.execPath, [join(ROOT, 'cli', 'bin.cjs'), '--help'], { cwd: ROOT });
     expect(help.status, explain(help)).toBe(0);
     const commands = [...help.stdout.matchAll(/^ {2}([a-z]+) {2,}/gm)].map((m) => m[1] ?? '');
-    const named = column('command', 'One command line, `service-external-api`').flatMap((cell) => [...cell.matchAll(/`service-external-api ([a-z]+)\b/g)].map((m) => m[1] ?? ''));
+    const named = column('command', 'One command line, `service-external-api`').flatMap((cell) =>
+      [...cell.matchAll(/`service-external-api ([a-z]+)\b/g)].map((m) => m[1] ?? ''),
+    );
     expect(commands.length).toBeGreaterThan(3);
     expect(named.sort()).toEqual(commands.sort());
   });

@@ -11,7 +11,11 @@ export type Result = { status: number | null; stdout: string; stderr: string };
 
 export function run(command: string, args: string[], options: SpawnOptions & { timeout?: number } = {}): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...options, env: { ...process.env, PATH: `${BIN}${delimiter}${process.env['PATH'] ?? ''}`, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      ...options,
+      env: { ...process.env, PATH: `${BIN}${delimiter}${process.env['PATH'] ?? ''}`, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

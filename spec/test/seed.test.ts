@@ -63,7 +63,12 @@ function expectShape(pointer: string, seedShape: string): void {
     expect(s.types, label).toEqual(new Set(['number']));
   } else if (base.startsWith('enum:')) {
     expect(s.types, label).toEqual(new Set(['string']));
-    expect(s.schema['enum'], label).toEqual(base.slice(5).split(',').map((v) => v.trim()));
+    expect(s.schema['enum'], label).toEqual(
+      base
+        .slice(5)
+        .split(',')
+        .map((v) => v.trim()),
+    );
   } else if (base.startsWith('array of')) {
     expect(s.types, label).toEqual(new Set(['array']));
     const items = shape(`${s.pointer}/items`);

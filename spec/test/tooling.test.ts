@@ -48,7 +48,10 @@ describe('the spec lint (npm run lint:spec)', () => {
     const redocly = join(root, 'node_modules', '.bin', 'redocly');
     let output = '';
     try {
-      execFileSync(redocly, ['lint', join(spec, 'openapi.yaml'), '--config', join(spec, 'redocly.yaml'), '--format', 'stylish'], { encoding: 'utf8', stdio: 'pipe' });
+      execFileSync(redocly, ['lint', join(spec, 'openapi.yaml'), '--config', join(spec, 'redocly.yaml'), '--format', 'stylish'], {
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
     } catch (error) {
       const failure = error as { status: number; stdout: string; stderr: string };
       expect(failure.status).toBe(1);

@@ -26,7 +26,12 @@ describe('generated request types', () => {
   });
 
   it('accept null for the optional notification fields', () => {
-    const body: ResumeProjectBody = { project_id: 'FjO1YSsAoCpZz3SMRvlSvK', message: retrospective, send_notifications_to_everyone: null, subscriber_ids: null };
+    const body: ResumeProjectBody = {
+      project_id: 'FjO1YSsAoCpZz3SMRvlSvK',
+      message: retrospective,
+      send_notifications_to_everyone: null,
+      subscriber_ids: null,
+    };
     expectTypeOf(body.subscriber_ids).toEqualTypeOf<string[] | null | undefined>();
   });
 });

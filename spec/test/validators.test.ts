@@ -18,7 +18,8 @@ function examples(): Array<{ pointer: string; label: string; value: unknown }> {
   for (const model of operationModels(document)) {
     for (const example of responseExamples(model, document)) {
       const pointer = responseSchemaPointer(document, model.pointer, example.status, example.mediaType);
-      if (pointer && pointer in validators) out.push({ pointer, label: `${model.operationId} ${example.status} ${example.name ?? 'example'}`, value: example.value });
+      if (pointer && pointer in validators)
+        out.push({ pointer, label: `${model.operationId} ${example.status} ${example.name ?? 'example'}`, value: example.value });
     }
   }
   return out;
@@ -32,15 +33,23 @@ function* broken(value: unknown, path: ReadonlyArray<string | number> = []): Gen
   };
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      for (const inner of broken(value[i], [...path, i])) yield { where: inner.where, value: at((copy) => Object.assign(copy as unknown[], { [i]: inner.value })) };
+      for (const inner of broken(value[i], [...path, i]))
+        yield { where: inner.where, value: at((copy) => Object.assign(copy as unknown[], { [i]: inner.value })) };
     }
     yield { where: `/${path.join('/')} as an object`, value: {} };
     return;
   }
   if (isObject(value)) {
     for (const key of Object.keys(value)) {
-      yield { where: `/${[...path, key].join('/')} removed`, value: at((copy) => { delete (copy as Record<string, unknown>)[key]; return copy; }) };
-      for (const inner of broken(value[key], [...path, key])) yield { where: inner.where, value: at((copy) => Object.assign(copy as Record<string, unknown>, { [key]: inner.value })) };
+      yield {
+        where: `/${[...path, key].join('/')} removed`,
+        value: at((copy) => {
+          delete (copy as Record<string, unknown>)[key];
+          return copy;
+        }),
+      };
+      for (const inner of broken(value[key], [...path, key]))
+        yield { where: inner.where, value: at((copy) => Object.assign(copy as Record<string, unknown>, { [key]: inner.value })) };
     }
     yield { where: `/${path.join('/')} as an array`, value: [] };
     return;

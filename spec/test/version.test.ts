@@ -12,7 +12,14 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 const read = (path: string): unknown => JSON.parse(readFileSync(join(ROOT, path), 'utf8'));
 const specVersion = (): unknown => {
   const document = read('generated/openapi.json');
-  return typeof document === 'object' && document !== null && 'info' in document && typeof document.info === 'object' && document.info !== null && 'version' in document.info ? document.info.version : undefined;
+  return typeof document === 'object' &&
+    document !== null &&
+    'info' in document &&
+    typeof document.info === 'object' &&
+    document.info !== null &&
+    'version' in document.info
+    ? document.info.version
+    : undefined;
 };
 
 describe('the version policy', () => {

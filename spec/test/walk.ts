@@ -41,14 +41,16 @@ function schemaExamples(document: JsonObject, pointer: string, where: string, se
   if (Array.isArray(examples)) for (const [i, value] of examples.entries()) cases.push({ where: `${where} examples[${i}]`, schemaPointer: pointer, value });
   for (const keyword of ['properties', '$defs', 'patternProperties']) {
     const map = schema[keyword];
-    if (isObject(map)) for (const key of Object.keys(map)) cases.push(...schemaExamples(document, `${pointer}/${keyword}/${pointerTo(key).slice(2)}`, `${where}.${key}`, seen));
+    if (isObject(map))
+      for (const key of Object.keys(map)) cases.push(...schemaExamples(document, `${pointer}/${keyword}/${pointerTo(key).slice(2)}`, `${where}.${key}`, seen));
   }
   for (const keyword of ['items', 'contains', 'not', 'additionalProperties', 'contentSchema']) {
     if (isObject(schema[keyword])) cases.push(...schemaExamples(document, `${pointer}/${keyword}`, `${where}.${keyword}`, seen));
   }
   for (const keyword of ['allOf', 'anyOf', 'oneOf', 'prefixItems']) {
     const list = schema[keyword];
-    if (Array.isArray(list)) for (const i of list.keys()) cases.push(...schemaExamples(document, `${pointer}/${keyword}/${i}`, `${where}.${keyword}[${i}]`, seen));
+    if (Array.isArray(list))
+      for (const i of list.keys()) cases.push(...schemaExamples(document, `${pointer}/${keyword}/${i}`, `${where}.${keyword}[${i}]`, seen));
   }
   return cases;
 }
@@ -74,7 +76,11 @@ export function listExamples(document: JsonObject): ExampleCase[] {
         }
       }
       const content = response.value['content'];
-      if (isObject(content)) for (const mediaType of Object.keys(content)) cases.push(...schemaExamples(document, `${response.pointer}/content/${pointerTo(mediaType).slice(2)}/schema`, `${label} ${status} ${mediaType} schema`, seen));
+      if (isObject(content))
+        for (const mediaType of Object.keys(content))
+          cases.push(
+            ...schemaExamples(document, `${response.pointer}/content/${pointerTo(mediaType).slice(2)}/schema`, `${label} ${status} ${mediaType} schema`, seen),
+          );
     }
   }
   const schemas = resolvePointer(document, '#/components/schemas');

@@ -35,10 +35,27 @@ const ENTRY_POINTS = [
 ];
 
 /** Files the compiled code reads or runs as they are, by path relative to the root (dist/ mirrors the tree). */
-const ASSETS = ['generated/openapi.json', 'generated/openapi.runtime.json', 'generated/openapi.acyclic.json', 'generated/response-validators.js', 'generated/response-validators.d.ts', 'cli/entry.cjs', 'cli/bin.cjs'];
+const ASSETS = [
+  'generated/openapi.json',
+  'generated/openapi.runtime.json',
+  'generated/openapi.acyclic.json',
+  'generated/response-validators.js',
+  'generated/response-validators.d.ts',
+  'cli/entry.cjs',
+  'cli/bin.cjs',
+];
 
 function compile(): readonly ts.Diagnostic[] {
-  const parsed = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    join(ROOT, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
+    },
+  );
   if (!parsed) throw new Error('tsconfig.json could not be read');
   const options: ts.CompilerOptions = {
     ...parsed.options,
@@ -54,7 +71,10 @@ function compile(): readonly ts.Diagnostic[] {
     // The sources are checked by `npm run typecheck`; the emitted .d.ts files are checked by the consumer test.
     skipLibCheck: true,
   };
-  const program = ts.createProgram(ENTRY_POINTS.map((file) => join(ROOT, file)), options);
+  const program = ts.createProgram(
+    ENTRY_POINTS.map((file) => join(ROOT, file)),
+    options,
+  );
   const result = program.emit();
   return [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
 }
@@ -79,4 +99,3 @@ process.stderr.write(`build: ${buildDocs(join(OUT, 'docs-site', 'index.html'))}\
 if (!existsSync(join(OUT, 'cli', 'cli.js'))) throw new Error('build: dist/cli/cli.js was not written');
 const written = readdirSync(OUT, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
 process.stderr.write(`build: wrote ${written.length} files to ${relative(process.cwd(), OUT) || OUT}/\n`);
-

@@ -56,7 +56,12 @@ function binOf(name: string, command?: string): string {
 type Run = { status: number | null; output: string };
 
 function run(script: string, args: ReadonlyArray<string>, cwd: string): Run {
-  const result = spawnSync(process.execPath, [script, ...args], { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+  const result = spawnSync(process.execPath, [script, ...args], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+  });
   return { status: result.status, output: `${result.stdout ?? ''}${result.stderr ?? ''}` };
 }
 
@@ -64,7 +69,11 @@ const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
 
 /** The first line that says what went wrong, for the table. */
 export function firstErrorLine(text: string): string {
-  const lines = text.replace(ANSI, '').split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = text
+    .replace(ANSI, '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   const line = lines.find((l) => /error|fail|exception|cannot|invalid|must /i.test(l) && !/^npm warn/i.test(l)) ?? lines[0] ?? '';
   return line.length > 160 ? `${line.slice(0, 157)}…` : line;
 }
@@ -123,7 +132,11 @@ function resumeExample(document: JsonObject): { path: string; body: JsonObject }
 }
 
 async function postJson(url: string, token: string, body: unknown): Promise<{ status: number; body: string }> {
-  const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: await response.text() };
 }
 
@@ -149,14 +162,33 @@ function resolvedFrom(from: string, name: string): string {
 /** tsc (the repository's TypeScript) on the given files, strict, emitting ES modules into `outDir`. */
 function compile(files: ReadonlyArray<string>, outDir: string, cwd: string): { errors: number; first: string } {
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const result = run(tsc, ['--strict', '--skipLibCheck', '--rewriteRelativeImportExtensions', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--outDir', outDir, ...files], cwd);
+  const result = run(
+    tsc,
+    [
+      '--strict',
+      '--skipLibCheck',
+      '--rewriteRelativeImportExtensions',
+      '--target',
+      'es2022',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--outDir',
+      outDir,
+      ...files,
+    ],
+    cwd,
+  );
   const errors = result.output.split('\n').filter((l) => /error TS\d+/.test(l));
   return { errors: errors.length, first: errors[0]?.trim() ?? (result.status === 0 ? '' : firstErrorLine(result.output)) };
 }
 
 function filesUnder(dir: string, extension: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => extname(f) === extension).map((f) => join(dir, f));
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => extname(f) === extension)
+    .map((f) => join(dir, f));
 }
 
 function sizeOf(files: ReadonlyArray<string>): string {
@@ -207,13 +239,21 @@ export async function prismProxy(file: string): Promise<ProbeResult> {
     const token = String(tokens['full_access']);
     const projectId = String(projects['paused']);
     const port = await freePort();
-    const { child } = await startUntil([binOf('@stoplight/prism-cli'), 'proxy', file, `http://127.0.0.1:${mockPort}`, '-p', String(port), '-h', '127.0.0.1'], /Prism is listening/);
+    const { child } = await startUntil(
+      [binOf('@stoplight/prism-cli'), 'proxy', file, `http://127.0.0.1:${mockPort}`, '-p', String(port), '-h', '127.0.0.1'],
+      /Prism is listening/,
+    );
     try {
       const listening = seconds(since);
       const { path, body } = resumeExample(readDocument(file));
       const reply = await postJson(`http://127.0.0.1:${port}${path}`, token, { ...body, project_id: projectId });
       const ok = reply.status === 200 && reply.body.includes(projectId) && reply.body.includes('"active"');
-      return { ok, note: ok ? `listening after ${listening}, forwarded 200 (project now active) after ${seconds(since)}` : `answered ${reply.status}: ${reply.body.slice(0, 120)}` };
+      return {
+        ok,
+        note: ok
+          ? `listening after ${listening}, forwarded 200 (project now active) after ${seconds(since)}`
+          : `answered ${reply.status}: ${reply.body.slice(0, 120)}`,
+      };
     } finally {
       await stopChild(child);
     }
@@ -230,7 +270,10 @@ export async function swaggerParserValidate(file: string): Promise<ProbeResult> 
     return { ok: true, note: 'valid' };
   } catch (error) {
     // "Swagger schema validation failed." comes first; the line after it names the place.
-    const lines = (error instanceof Error ? error.message : String(error)).split('\n').map((l) => l.trim()).filter((l) => l !== '');
+    const lines = (error instanceof Error ? error.message : String(error))
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '');
     return { ok: false, note: lines.slice(0, 2).join(' ') };
   }
 }
@@ -244,7 +287,15 @@ export async function zodClient(file: string, work: string): Promise<ProbeResult
   if (generated.status !== 0 || !existsSync(source)) return { ok: false, note: `generation failed: ${firstErrorLine(generated.output)}` };
   const compiled = compile([source], join(work, 'out'), work);
   if (compiled.errors > 0) return { ok: false, note: `${compiled.errors} tsc errors, first: ${compiled.first}` };
-  const imported = spawnSync(process.execPath, ['--input-type=module', '-e', `const m = await import(${JSON.stringify(pathToFileURL(join(work, 'out', 'client.js')).href)}); console.log(Object.keys(m.schemas ?? {}).length)`], { cwd: work, encoding: 'utf8' });
+  const imported = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const m = await import(${JSON.stringify(pathToFileURL(join(work, 'out', 'client.js')).href)}); console.log(Object.keys(m.schemas ?? {}).length)`,
+    ],
+    { cwd: work, encoding: 'utf8' },
+  );
   if (imported.status !== 0) return { ok: false, note: `compiles, import fails: ${firstErrorLine(imported.stderr)}` };
   return { ok: true, note: `0 tsc errors, imports (${imported.stdout.trim()} schemas, ${sizeOf([source])})` };
 }
@@ -267,7 +318,9 @@ async function kubbZod(file: string, work: string): Promise<ProbeResult> {
   const files = filesUnder(join(work, 'gen'), '.ts');
   if (files.length === 0) return { ok: false, note: 'generated nothing' };
   const compiled = compile(files, join(work, 'out'), work);
-  return compiled.errors > 0 ? { ok: false, note: `${compiled.errors} tsc errors, first: ${compiled.first}` } : { ok: true, note: `0 tsc errors (${files.length} files, ${sizeOf(files)})` };
+  return compiled.errors > 0
+    ? { ok: false, note: `${compiled.errors} tsc errors, first: ${compiled.first}` }
+    : { ok: true, note: `0 tsc errors (${files.length} files, ${sizeOf(files)})` };
 }
 
 /** msw-auto-mock: exits 0 with no circular-reference warning; the note gives the handlers' size. */
@@ -288,7 +341,9 @@ async function openapiTypescript(file: string, work: string): Promise<ProbeResul
   const text = readFileSync(out, 'utf8');
   const missing = ['Project', 'Goal', 'Person'].filter((name) => !new RegExp(`^ {8}${name}: \\{`, 'm').test(text));
   const unknowns = (text.match(/\bunknown\b/g) ?? []).length;
-  return missing.length > 0 ? { ok: false, note: `no named type for ${missing.join(', ')}` } : { ok: true, note: `named Project, Goal, Person; ${unknowns} \`unknown\`s, ${sizeOf([out])}` };
+  return missing.length > 0
+    ? { ok: false, note: `no named type for ${missing.join(', ')}` }
+    : { ok: true, note: `named Project, Goal, Person; ${unknowns} \`unknown\`s, ${sizeOf([out])}` };
 }
 
 async function scalar(file: string): Promise<ProbeResult> {
@@ -297,7 +352,9 @@ async function scalar(file: string): Promise<ProbeResult> {
   const result = await validate(content);
   if (!result.valid) return { ok: false, note: firstErrorLine(JSON.stringify(result.errors?.[0] ?? 'invalid')) };
   const dereferenced = await dereference(content);
-  return dereferenced.errors && dereferenced.errors.length > 0 ? { ok: false, note: firstErrorLine(JSON.stringify(dereferenced.errors[0])) } : { ok: true, note: 'valid, dereferences' };
+  return dereferenced.errors && dereferenced.errors.length > 0
+    ? { ok: false, note: firstErrorLine(JSON.stringify(dereferenced.errors[0])) }
+    : { ok: true, note: 'valid, dereferences' };
 }
 
 async function spectral(file: string, work: string): Promise<ProbeResult> {
@@ -326,7 +383,8 @@ async function swaggerUi(file: string): Promise<ProbeResult> {
     const url = request.url ?? '/';
     if (url === '/') response.writeHead(200, { 'content-type': 'text/html' }).end(page);
     else if (url === '/openapi.json') response.writeHead(200, { 'content-type': 'application/json' }).end(readFileSync(file));
-    else if (url.startsWith('/ui/') && existsSync(join(dist, url.slice(4)))) response.writeHead(200, { 'content-type': url.endsWith('.css') ? 'text/css' : 'text/javascript' }).end(readFileSync(join(dist, url.slice(4))));
+    else if (url.startsWith('/ui/') && existsSync(join(dist, url.slice(4))))
+      response.writeHead(200, { 'content-type': url.endsWith('.css') ? 'text/css' : 'text/javascript' }).end(readFileSync(join(dist, url.slice(4))));
     else response.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -339,7 +397,10 @@ async function swaggerUi(file: string): Promise<ProbeResult> {
   });
   try {
     const tab = await browser.newPage();
-    await tab.route((url) => !url.href.startsWith(origin), (route) => route.abort());
+    await tab.route(
+      (url) => !url.href.startsWith(origin),
+      (route) => route.abort(),
+    );
     await tab.goto(origin);
     const summaries = tab.locator('.opblock .opblock-summary');
     await summaries.first().waitFor({ timeout: 60_000 });
@@ -388,10 +449,18 @@ export const TOOLS: ReadonlyArray<Tool> = [
   { name: 'swagger-ui (open each operation)', packageName: 'swagger-ui-dist', probe: (file) => swaggerUi(file) },
   { name: 'swagger-parser validate()', packageName: '@apidevtools/swagger-parser', probe: (file) => swaggerParserValidate(file) },
   { name: 'orval', packageName: 'orval', probe: cliProbe('orval', 'orval', (file, out) => ['--input', file, '--output', out], 'orval.ts') },
-  { name: '@hey-api/openapi-ts', packageName: '@hey-api/openapi-ts', probe: cliProbe('@hey-api/openapi-ts', 'openapi-ts', (file, out) => ['-i', file, '-o', out], 'hey-api') },
+  {
+    name: '@hey-api/openapi-ts',
+    packageName: '@hey-api/openapi-ts',
+    probe: cliProbe('@hey-api/openapi-ts', 'openapi-ts', (file, out) => ['-i', file, '-o', out], 'hey-api'),
+  },
   { name: 'openapi-typescript', packageName: 'openapi-typescript', probe: openapiTypescript },
   { name: 'oazapfts', packageName: 'oazapfts', probe: cliProbe('oazapfts', 'oazapfts', (file, out) => [file, out], 'oazapfts.ts') },
-  { name: 'swagger-typescript-api', packageName: 'swagger-typescript-api', probe: cliProbe('swagger-typescript-api', 'swagger-typescript-api', (file, out) => ['generate', '--path', file, '--output', out], 'sta') },
+  {
+    name: 'swagger-typescript-api',
+    packageName: 'swagger-typescript-api',
+    probe: cliProbe('swagger-typescript-api', 'swagger-typescript-api', (file, out) => ['generate', '--path', file, '--output', out], 'sta'),
+  },
   { name: 'Spectral (spectral:oas)', packageName: '@stoplight/spectral-cli', probe: spectral },
   { name: 'Redocly lint', packageName: '@redocly/cli', probe: redocly },
   { name: 'Scalar openapi-parser', packageName: '@scalar/openapi-parser', probe: (file) => scalar(file) },
@@ -410,7 +479,11 @@ export type Row = { tool: string; version: string; file: FileName; result: 'ok' 
 /** Runs one probe in its own process group, killed (with everything it started) after `timeoutS` seconds. */
 function runProbe(tool: string, file: FileName, timeoutS: number): Promise<Omit<Row, 'tool' | 'version' | 'file'>> {
   const since = performance.now();
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--probe', tool, '--file', FILES[file]], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--probe', tool, '--file', FILES[file]], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -428,7 +501,8 @@ function runProbe(tool: string, file: FileName, timeoutS: number): Promise<Omit<
       const line = stdout.trim().split('\n').pop() ?? '';
       try {
         const parsed: unknown = JSON.parse(line);
-        if (isObject(parsed) && typeof parsed['ok'] === 'boolean' && typeof parsed['note'] === 'string') return resolve({ result: parsed['ok'] ? 'ok' : 'FAIL', time, note: parsed['note'] });
+        if (isObject(parsed) && typeof parsed['ok'] === 'boolean' && typeof parsed['note'] === 'string')
+          return resolve({ result: parsed['ok'] ? 'ok' : 'FAIL', time, note: parsed['note'] });
       } catch {
         // not a result line: the probe crashed
       }
@@ -460,7 +534,9 @@ async function probeMain(name: string, file: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { timeout: { type: 'string' }, tool: { type: 'string', multiple: true }, file: { type: 'string' }, probe: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { timeout: { type: 'string' }, tool: { type: 'string', multiple: true }, file: { type: 'string' }, probe: { type: 'string' } },
+  });
   if (values.probe !== undefined) return probeMain(values.probe, values.file ?? '');
   const timeoutS = Number(values.timeout ?? '120');
   if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new Error('--timeout takes a number of seconds');
@@ -470,13 +546,16 @@ async function main(): Promise<void> {
   for (const tool of tools) {
     for (const file of files) {
       const version = packageVersion(tool.packageName);
-      if ('skip' in tool) rows.push({ tool: tool.name, version: version === 'not installed' ? '—' : version, file, result: 'skipped', time: '—', note: tool.skip });
+      if ('skip' in tool)
+        rows.push({ tool: tool.name, version: version === 'not installed' ? '—' : version, file, result: 'skipped', time: '—', note: tool.skip });
       else rows.push({ tool: tool.name, version, file, ...(await runProbe(tool.name, file, timeoutS)) });
       const row = rows[rows.length - 1];
       if (row) process.stderr.write(`${row.result.padEnd(7)} ${row.tool} on ${row.file} (${row.time}): ${row.note}\n`);
     }
   }
-  console.log(`\nnpm run compat, ${new Date().toISOString().slice(0, 10)}, time limit ${timeoutS} s per run; literal = ${relative(ROOT, FILES.literal)}, acyclic = ${relative(ROOT, FILES.acyclic)}\n`);
+  console.log(
+    `\nnpm run compat, ${new Date().toISOString().slice(0, 10)}, time limit ${timeoutS} s per run; literal = ${relative(ROOT, FILES.literal)}, acyclic = ${relative(ROOT, FILES.acyclic)}\n`,
+  );
   console.log(markdownTable(rows));
 }
 

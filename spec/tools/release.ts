@@ -61,7 +61,8 @@ async function release(version: string): Promise<void> {
   const last = released.at(-1);
   if (released.includes(version)) fail(`${version} is already released (spec/releases/${version}.json)`);
   const lastParsed = last === undefined ? undefined : semver(last);
-  if (lastParsed && (parsed[0] - lastParsed[0] || parsed[1] - lastParsed[1] || parsed[2] - lastParsed[2]) < 0) fail(`${version} is below the last release, ${last}`);
+  if (lastParsed && (parsed[0] - lastParsed[0] || parsed[1] - lastParsed[1] || parsed[2] - lastParsed[2]) < 0)
+    fail(`${version} is below the last release, ${last}`);
   setSpecVersion(version);
   generate();
   const current = join(ROOT, 'generated', 'openapi.json');
@@ -70,8 +71,7 @@ async function release(version: string): Promise<void> {
     const document: unknown = JSON.parse(readFileSync(current, 'utf8'));
     const ids = listOperations(isObject(document) ? document : {}).map((o) => o.operationId);
     section = `### Safe\n\n- First release of the contract: ${ids.join(', ')}.\n`;
-  }
-  else {
+  } else {
     const base = await loadDocument(join(RELEASES, `${last}.json`));
     const revision = await loadDocument(current);
     try {

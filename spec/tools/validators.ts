@@ -11,7 +11,15 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { _ } from 'ajv/dist/compile/codegen/index.js';
 import standaloneCodeModule from 'ajv/dist/standalone/index.js';
 import addFormatsModule from 'ajv-formats';
-import { dereference, documentedHeaders, documentedResponses, listOperations, OPENAPI_KEYWORDS, responseSchemaPointer, type JsonObject } from '../lib/openapi.ts';
+import {
+  dereference,
+  documentedHeaders,
+  documentedResponses,
+  listOperations,
+  OPENAPI_KEYWORDS,
+  responseSchemaPointer,
+  type JsonObject,
+} from '../lib/openapi.ts';
 
 type StandaloneCode = (ajv: Ajv2020, refsOrFunc?: Record<string, string>) => string;
 // Both modules are CommonJS with a default export; under Node's ESM interop the default is `module.exports`.
@@ -35,7 +43,10 @@ export function withoutKeywords(node: unknown, keywords: ReadonlySet<string>, na
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (!namesHere && keywords.has(key)) continue;
-    out[key] = !namesHere && (VALUES.has(key) || (key === 'examples' && Array.isArray(value))) ? value : withoutKeywords(value, keywords, !namesHere && NAMED_MAPS.has(key));
+    out[key] =
+      !namesHere && (VALUES.has(key) || (key === 'examples' && Array.isArray(value)))
+        ? value
+        : withoutKeywords(value, keywords, !namesHere && NAMED_MAPS.has(key));
   }
   return out;
 }
@@ -44,7 +55,20 @@ export function withoutKeywords(node: unknown, keywords: ReadonlySet<string>, na
 const VALUES: ReadonlySet<string> = new Set(['value', 'example', 'default', 'const', 'enum']);
 
 /** Keywords whose value maps names to things: a key there is a name, never a keyword. */
-const NAMED_MAPS: ReadonlySet<string> = new Set(['properties', 'patternProperties', 'examples', 'headers', 'schemas', 'responses', 'parameters', 'requestBodies', 'securitySchemes', 'paths', 'content', '$defs']);
+const NAMED_MAPS: ReadonlySet<string> = new Set([
+  'properties',
+  'patternProperties',
+  'examples',
+  'headers',
+  'schemas',
+  'responses',
+  'parameters',
+  'requestBodies',
+  'securitySchemes',
+  'paths',
+  'content',
+  '$defs',
+]);
 
 /** ES module source exporting `validators`: schema pointer → a validator that answers valid or not (no errors). */
 export function responseValidatorsSource(document: JsonObject): string {
@@ -101,7 +125,8 @@ const SIGNATURE_PATTERN = /function validate(\d+)\(data, \{instancePath="", pare
  */
 function booleanOnly(code: string): string {
   const definitions = code.match(SIGNATURE_PATTERN)?.length ?? 0;
-  if (definitions === 0 || (code.match(/function validate\d+\(/g)?.length ?? 0) !== definitions) throw new Error('Ajv standalone output changed: not every validator has the signature validators.ts rewrites');
+  if (definitions === 0 || (code.match(/function validate\d+\(/g)?.length ?? 0) !== definitions)
+    throw new Error('Ajv standalone output changed: not every validator has the signature validators.ts rewrites');
   let out = '';
   let at = 0;
   const call = /(validate\d+|wrapper\d+\.validate)\(([^,(){}]+), \{instancePath[:,]/g;

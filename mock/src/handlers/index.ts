@@ -4,6 +4,6 @@ import { closeGoal } from './closeGoal.ts';
 import { resumeProject } from './resumeProject.ts';
 import type { HandlerMap } from './types.ts';
 
-export type { Handler, HandlerArgs, HandlerMap, SuccessBody } from './types.ts';
+export type { HandlerMap } from './types.ts';
 
 export const handlers = { resumeProject, closeGoal } satisfies HandlerMap;

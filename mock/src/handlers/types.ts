@@ -5,7 +5,7 @@ import type { Principal } from '../security.ts';
 import type { Store } from '../store.ts';
 
 /** What a handler gets: who is calling (authenticated, not read-only), the decoded inputs, and the session's store. */
-export type HandlerArgs = { principal: Principal; inputs: Record<string, unknown>; store: Store };
+type HandlerArgs = { principal: Principal; inputs: Record<string, unknown>; store: Store };
 /** The 200 body of an operation, as generated/types.ts types it. */
 export type SuccessBody<K extends keyof operations> = operations[K]['responses'][200]['content']['application/json'];
 export type Handler = (args: HandlerArgs) => Reply;

@@ -18,7 +18,7 @@ export const KNOWN_ISSUES = {
     'JSON nested thousands of levels deep in a rich-text or enum input (once a stack overflow; the walks are iterative now and documents deeper than 1000 levels are refused before anything is stored)',
   'method-override': 'a POST with "_method": "PUT" is production\'s 405 (RULES.md#transport); the spec documents it',
   'message-pattern':
-    'an empty field name, or a line break in a field name or enum value, echoed in a 400 message (once refused by the spec\'s message pattern; it now allows them)',
+    "an empty field name, or a line break in a field name or enum value, echoed in a 400 message (once refused by the spec's message pattern; it now allows them)",
 } as const;
 export type KnownIssue = keyof typeof KNOWN_ISSUES;
 export const ALL_KNOWN_ISSUES = Object.keys(KNOWN_ISSUES).filter((k): k is KnownIssue => k in KNOWN_ISSUES);
@@ -62,10 +62,19 @@ export type FuzzRequest = {
 
 /** What the spec's message pattern cannot match ('message-pattern'): an empty text or a line break. */
 const LINE_BREAK = /[\n\r\u2028\u2029]/;
-const echoable = (ctx: FuzzContext) => (value: string): boolean => ctx.include.has('message-pattern') || (value !== '' && !LINE_BREAK.test(value));
+const echoable =
+  (ctx: FuzzContext) =>
+  (value: string): boolean =>
+    ctx.include.has('message-pattern') || (value !== '' && !LINE_BREAK.test(value));
 /** JSON text whose printed form (a string, or chardata: code points and strings in lists) has no line break. */
-const echoableJson = (ctx: FuzzContext) => (json: string): boolean => ctx.include.has('message-pattern') || !/\\[nr]|[\u2028\u2029]|(^|[[,])(10|13|8232|8233)(?=[\],])/.test(json);
-const echoableCodes = (ctx: FuzzContext) => (codes: number[]): boolean => ctx.include.has('message-pattern') || !codes.some((c) => c === 10 || c === 13 || c === 0x2028 || c === 0x2029);
+const echoableJson =
+  (ctx: FuzzContext) =>
+  (json: string): boolean =>
+    ctx.include.has('message-pattern') || !/\\[nr]|[\u2028\u2029]|(^|[[,])(10|13|8232|8233)(?=[\],])/.test(json);
+const echoableCodes =
+  (ctx: FuzzContext) =>
+  (codes: number[]): boolean =>
+    ctx.include.has('message-pattern') || !codes.some((c) => c === 10 || c === 13 || c === 0x2028 || c === 0x2029);
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const text = (value: string): string => JSON.stringify(value);
@@ -92,12 +101,20 @@ function nested(depth: number, form: 'array' | 'object' | 'paragraphs'): string 
 }
 
 function deepJson(ctx: FuzzContext) {
-  return fc.record({ depth: fc.integer({ min: 2, max: Math.max(2, ctx.maxDepth) }), form: fc.constantFrom('array' as const, 'object' as const, 'paragraphs' as const) }).map(({ depth, form }) => nested(depth, form));
+  return fc
+    .record({
+      depth: fc.integer({ min: 2, max: Math.max(2, ctx.maxDepth) }),
+      form: fc.constantFrom('array' as const, 'object' as const, 'paragraphs' as const),
+    })
+    .map(({ depth, form }) => nested(depth, form));
 }
 
 function hugeRaw(ctx: FuzzContext) {
   return fc
-    .record({ length: fc.integer({ min: Math.min(1000, ctx.hugeLength), max: ctx.hugeLength }), unit: fc.constantFrom('a', 'é', '€', '😀', ' ', '\u0000', '"', '\\', '-', 'A1') })
+    .record({
+      length: fc.integer({ min: Math.min(1000, ctx.hugeLength), max: ctx.hugeLength }),
+      unit: fc.constantFrom('a', 'é', '€', '😀', ' ', '\u0000', '"', '\\', '-', 'A1'),
+    })
     .map(({ length, unit }) => unit.repeat(Math.ceil(length / unit.length)));
 }
 
@@ -129,7 +146,21 @@ function idRaw(ctx: FuzzContext, people = false) {
     { weight: 1, arbitrary: fc.uuid() },
     {
       weight: 2,
-      arbitrary: fc.constantFrom('', '-', 'abc_def', 'no such id!', 'convert-more-', 'A'.repeat(23), '9999999999999999999999', 'HxECNQWFdpvuJxIw3HPrmH', 'HxECNQWFdpvuJxIw3HPrmI', 'nonexistent', '00000000-0000-0000-0000-000000000000', 'ÄÖÜ', ' x'),
+      arbitrary: fc.constantFrom(
+        '',
+        '-',
+        'abc_def',
+        'no such id!',
+        'convert-more-',
+        'A'.repeat(23),
+        '9999999999999999999999',
+        'HxECNQWFdpvuJxIw3HPrmH',
+        'HxECNQWFdpvuJxIw3HPrmI',
+        'nonexistent',
+        '00000000-0000-0000-0000-000000000000',
+        'ÄÖÜ',
+        ' x',
+      ),
     },
     { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 30 }) },
   );
@@ -150,14 +181,36 @@ function docRaw(ctx: FuzzContext) {
 function richRaw(ctx: FuzzContext) {
   return fc.oneof(
     { weight: 8, arbitrary: docRaw(ctx) },
-    { weight: 2, arbitrary: fc.constantFrom('null', '', ' ', 'not json', '[]', '1', '"x"', 'true', '{}', '{"type":"doc"}', '{"type":"doc","content":[]}', '{"type":"doc","content":"x"}', '{"__proto__":{"polluted":1},"type":"doc"}') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        'null',
+        '',
+        ' ',
+        'not json',
+        '[]',
+        '1',
+        '"x"',
+        'true',
+        '{}',
+        '{"type":"doc"}',
+        '{"type":"doc","content":[]}',
+        '{"type":"doc","content":"x"}',
+        '{"__proto__":{"polluted":1},"type":"doc"}',
+      ),
+    },
     { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) },
     { weight: 1, arbitrary: deepJson(ctx).map((deep) => `{"type":"doc","content":[${deep}]}`) },
     // Deep under a key the mention walk skips: only serializing the stored document meets the depth.
     { weight: 1, arbitrary: deepJson(ctx).map((deep) => `{"type":"doc","content":[],"attrs":${deep}}`) },
     { weight: 1, arbitrary: hugeRaw(ctx).map((huge) => `{"type":"doc","content":[{"type":"text","text":${text(huge)}}]}`) },
     // Wide rather than long: many small nodes cost far more kept than their JSON text (the session's byte budget).
-    { weight: 1, arbitrary: fc.integer({ min: 1, max: Math.max(1, Math.floor(ctx.hugeLength / 3)) }).map((count) => `{"type":"doc","content":[${Array(count).fill('{}').join(',')}]}`) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 1, max: Math.max(1, Math.floor(ctx.hugeLength / 3)) })
+        .map((count) => `{"type":"doc","content":[${Array(count).fill('{}').join(',')}]}`),
+    },
   );
 }
 
@@ -168,7 +221,12 @@ function stringRaw(ctx: FuzzContext) {
     { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) },
     { weight: 1, arbitrary: hugeRaw(ctx) },
     // Around the longest success the real service's column holds (255 characters, counted as code points).
-    { weight: 1, arbitrary: fc.record({ length: fc.integer({ min: 250, max: 260 }), unit: fc.constantFrom('y', '😀', 'é') }).map(({ length, unit }) => unit.repeat(length)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ length: fc.integer({ min: 250, max: 260 }), unit: fc.constantFrom('y', '😀', 'é') })
+        .map(({ length, unit }) => unit.repeat(length)),
+    },
   );
 }
 
@@ -177,11 +235,22 @@ function shapeJson(ctx: FuzzContext, field: InputField) {
     case 'id':
       return fc.oneof({ weight: 8, arbitrary: idRaw(ctx).map(text) }, { weight: 1, arbitrary: garbageJson(ctx) });
     case 'id-list': {
-      const item = fc.oneof({ weight: 6, arbitrary: idRaw(ctx, true).map(text) }, { weight: 1, arbitrary: fc.constant('null') }, { weight: 1, arbitrary: scalarJson });
-      return fc.oneof({ weight: 6, arbitrary: fc.array(item, { maxLength: 5 }).map((items) => `[${items.join(',')}]`) }, { weight: 1, arbitrary: garbageJson(ctx) });
+      const item = fc.oneof(
+        { weight: 6, arbitrary: idRaw(ctx, true).map(text) },
+        { weight: 1, arbitrary: fc.constant('null') },
+        { weight: 1, arbitrary: scalarJson },
+      );
+      return fc.oneof(
+        { weight: 6, arbitrary: fc.array(item, { maxLength: 5 }).map((items) => `[${items.join(',')}]`) },
+        { weight: 1, arbitrary: garbageJson(ctx) },
+      );
     }
     case 'rich-text':
-      return fc.oneof({ weight: 8, arbitrary: richRaw(ctx).map(text) }, { weight: 1, arbitrary: docRaw(ctx) /* the object itself, not a string */ }, { weight: 1, arbitrary: garbageJson(ctx) });
+      return fc.oneof(
+        { weight: 8, arbitrary: richRaw(ctx).map(text) },
+        { weight: 1, arbitrary: docRaw(ctx) /* the object itself, not a string */ },
+        { weight: 1, arbitrary: garbageJson(ctx) },
+      );
     case 'enum': {
       const values = field.enumValues && field.enumValues.length > 0 ? field.enumValues : ['x'];
       return fc.oneof(
@@ -189,13 +258,29 @@ function shapeJson(ctx: FuzzContext, field: InputField) {
         { weight: 1, arbitrary: fc.constantFrom(...values).map((v) => text(v.charAt(0).toUpperCase() + v.slice(1))) },
         { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }).filter(echoable(ctx)).map(text) },
         // Lists print as chardata (code points and strings), so they are valid enum input of a sort.
-        { weight: 1, arbitrary: fc.array(fc.integer({ min: 0, max: 0x10ffff }), { minLength: 1, maxLength: 6 }).filter(echoableCodes(ctx)).map((codes) => JSON.stringify(codes)) },
-        { weight: 1, arbitrary: fc.array(fc.oneof(fc.string({ maxLength: 6 }), fc.integer({ min: -3, max: 300 })), { minLength: 1, maxLength: 4 }).filter((items) => echoable(ctx)(items.map((i) => (typeof i === 'number' && i >= 0 ? String.fromCodePoint(i) : String(i))).join('') || 'x')).map((items) => JSON.stringify(items)) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .array(fc.integer({ min: 0, max: 0x10ffff }), { minLength: 1, maxLength: 6 })
+            .filter(echoableCodes(ctx))
+            .map((codes) => JSON.stringify(codes)),
+        },
+        {
+          weight: 1,
+          arbitrary: fc
+            .array(fc.oneof(fc.string({ maxLength: 6 }), fc.integer({ min: -3, max: 300 })), { minLength: 1, maxLength: 4 })
+            .filter((items) => echoable(ctx)(items.map((i) => (typeof i === 'number' && i >= 0 ? String.fromCodePoint(i) : String(i))).join('') || 'x'))
+            .map((items) => JSON.stringify(items)),
+        },
         { weight: 2, arbitrary: garbageJson(ctx).filter(echoableJson(ctx)) },
       );
     }
     case 'boolean':
-      return fc.oneof({ weight: 8, arbitrary: fc.constantFrom('true', 'false') }, { weight: 1, arbitrary: fc.constantFrom('"true"', '"false"', '0', '1', '"yes"') }, { weight: 1, arbitrary: garbageJson(ctx) });
+      return fc.oneof(
+        { weight: 8, arbitrary: fc.constantFrom('true', 'false') },
+        { weight: 1, arbitrary: fc.constantFrom('"true"', '"false"', '0', '1', '"yes"') },
+        { weight: 1, arbitrary: garbageJson(ctx) },
+      );
     case 'string':
       return fc.oneof({ weight: 8, arbitrary: stringRaw(ctx).map(text) }, { weight: 1, arbitrary: garbageJson(ctx) });
     case 'other':
@@ -236,7 +321,10 @@ function extraKey(ctx: FuzzContext) {
   const own = ctx.operation.fields.map((f) => f.name);
   const others = ctx.operations.flatMap((o) => o.fields.map((f) => f.name)).filter((n) => !own.includes(n));
   return fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', '_json', '_format', 'name', 'id', ...others) },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', '_json', '_format', 'name', 'id', ...others),
+    },
     // Own names again: a duplicate key in JSON (the last one wins) or a key in another case.
     { weight: 2, arbitrary: fc.constantFrom(...own).chain((n) => fc.constantFrom(n, n.toUpperCase(), ` ${n}`, `${n}[]`)) },
     { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }).filter(echoable(ctx)) },
@@ -245,7 +333,9 @@ function extraKey(ctx: FuzzContext) {
 
 /** `_method` values that Plug.MethodOverride leaves alone (PUT, PATCH and DELETE are 'method-override'). */
 function methodOverride(ctx: FuzzContext) {
-  return ctx.include.has('method-override') ? fc.constantFrom('"PUT"', '"patch"', '"DELETE"', '"get"', '"POST"', '1') : fc.constantFrom('"get"', '"POST"', '"x"', '1', 'null');
+  return ctx.include.has('method-override')
+    ? fc.constantFrom('"PUT"', '"patch"', '"DELETE"', '"get"', '"POST"', '1')
+    : fc.constantFrom('"get"', '"POST"', '"x"', '1', 'null');
 }
 
 // ── bodies ───────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -254,11 +344,19 @@ type Body = { body: string | Buffer | undefined; contentType: string | undefined
 
 function jsonObjectText(ctx: FuzzContext) {
   const fields = ctx.operation.fields.map((field) =>
-    fc.option(fieldJson(ctx, field), { freq: field.required ? 8 : 2, nil: undefined }).map((value) => (value === undefined ? [] : [`${text(field.name)}:${value}`])),
+    fc
+      .option(fieldJson(ctx, field), { freq: field.required ? 8 : 2, nil: undefined })
+      .map((value) => (value === undefined ? [] : [`${text(field.name)}:${value}`])),
   );
   const extras = fc.oneof(
     { weight: 6, arbitrary: fc.constant<string[]>([]) },
-    { weight: 2, arbitrary: fc.array(fc.tuple(extraKey(ctx), garbageJson(ctx)).map(([k, v]) => `${text(k)}:${v}`), { minLength: 1, maxLength: 3 }) },
+    {
+      weight: 2,
+      arbitrary: fc.array(
+        fc.tuple(extraKey(ctx), garbageJson(ctx)).map(([k, v]) => `${text(k)}:${v}`),
+        { minLength: 1, maxLength: 3 },
+      ),
+    },
     { weight: 1, arbitrary: methodOverride(ctx).map((v) => [`"_method":${v}`]) },
   );
   return fc.tuple(fc.tuple(...fields), extras).map(([present, extra]) => `{${[...present.flat(), ...extra].join(',')}}`);
@@ -290,14 +388,26 @@ function formText(ctx: FuzzContext) {
 }
 
 function bodyOf(ctx: FuzzContext) {
-  const json = (kind: string) => (body: string): Body => ({ body, contentType: 'application/json', kind });
+  const json =
+    (kind: string) =>
+    (body: string): Body => ({ body, contentType: 'application/json', kind });
   return fc.oneof(
     { weight: 14, arbitrary: jsonObjectText(ctx).map(json('json object')) },
     // Valid examples from the spec, so a good share of requests reaches the token, the lookup and the write.
-    ...(ctx.operation.examples.length ? [{ weight: 6, arbitrary: fc.constantFrom(...ctx.operation.examples).map((e) => json('spec example')(JSON.stringify(e.value))) }] : []),
+    ...(ctx.operation.examples.length
+      ? [{ weight: 6, arbitrary: fc.constantFrom(...ctx.operation.examples).map((e) => json('spec example')(JSON.stringify(e.value))) }]
+      : []),
     {
       weight: 2,
-      arbitrary: fc.oneof(fc.jsonValue({ maxDepth: 2 }).filter((v) => typeof v !== 'object' || v === null || Array.isArray(v)).map((v) => JSON.stringify(v) ?? 'null'), deepJson(ctx)).map(json('json, not an object')),
+      arbitrary: fc
+        .oneof(
+          fc
+            .jsonValue({ maxDepth: 2 })
+            .filter((v) => typeof v !== 'object' || v === null || Array.isArray(v))
+            .map((v) => JSON.stringify(v) ?? 'null'),
+          deepJson(ctx),
+        )
+        .map(json('json, not an object')),
     },
     {
       weight: 2,
@@ -312,7 +422,10 @@ function bodyOf(ctx: FuzzContext) {
     {
       weight: 1,
       arbitrary: fc
-        .oneof(fc.uint8Array({ maxLength: 64 }), fc.uint8Array({ minLength: 1, maxLength: 4 }).map((bad) => Uint8Array.from([...Buffer.from('{"success":"'), 0xff, ...bad, ...Buffer.from('"}')])))
+        .oneof(
+          fc.uint8Array({ maxLength: 64 }),
+          fc.uint8Array({ minLength: 1, maxLength: 4 }).map((bad) => Uint8Array.from([...Buffer.from('{"success":"'), 0xff, ...bad, ...Buffer.from('"}')])),
+        )
         .map((bytes): Body => ({ body: Buffer.from(bytes), contentType: 'application/json', kind: 'raw bytes' })),
     },
     { weight: 3, arbitrary: formText(ctx).map((body): Body => ({ body, contentType: 'application/x-www-form-urlencoded', kind: 'form' })) },
@@ -366,7 +479,11 @@ const ACCEPTS = [
 ];
 
 function accept() {
-  return fc.oneof({ weight: 12, arbitrary: fc.constant(undefined) }, { weight: 4, arbitrary: fc.constantFrom(...ACCEPTS) }, { weight: 1, arbitrary: headerText(40) });
+  return fc.oneof(
+    { weight: 12, arbitrary: fc.constant(undefined) },
+    { weight: 4, arbitrary: fc.constantFrom(...ACCEPTS) },
+    { weight: 1, arbitrary: headerText(40) },
+  );
 }
 
 function authorization(ctx: FuzzContext) {
@@ -380,7 +497,20 @@ function authorization(ctx: FuzzContext) {
     { weight: 1, arbitrary: fc.constantFrom(...tokens) },
     {
       weight: 2,
-      arbitrary: fc.constantFrom(...tokens).chain((t) => fc.constantFrom(`bearer ${t}`, `  Bearer    ${t}  `, `Bearer\t${t}`, `Token ${t}`, `Bearer ${t}x`, `Bearer ${t.slice(0, -1)}`, `Bearer ${t.toUpperCase()}`, `Bearer ${t} ${t}`)),
+      arbitrary: fc
+        .constantFrom(...tokens)
+        .chain((t) =>
+          fc.constantFrom(
+            `bearer ${t}`,
+            `  Bearer    ${t}  `,
+            `Bearer\t${t}`,
+            `Token ${t}`,
+            `Bearer ${t}x`,
+            `Bearer ${t.slice(0, -1)}`,
+            `Bearer ${t.toUpperCase()}`,
+            `Bearer ${t} ${t}`,
+          ),
+        ),
     },
     { weight: 2, arbitrary: randomToken.map((t) => `Bearer ${t}`) },
     { weight: 1, arbitrary: fc.constantFrom('Bearer', 'Bearer ', '', 'Basic dXNlcjpwYXNz', `Bearer opk_${'A'.repeat(5000)}`) },
@@ -403,7 +533,15 @@ function prefer(ctx: FuzzContext) {
     { weight: 20, arbitrary: fc.constant({ value: undefined, forced: false }) },
     { weight: 2, arbitrary: forcing.map((value) => ({ value, forced: true })) },
     { weight: 1, arbitrary: fc.integer({ min: 0, max: 2 }).map((ms) => ({ value: `delay=${ms}`, forced: false })) },
-    { weight: 1, arbitrary: fc.oneof(fc.constantFrom('return=minimal', 'respond-async', 'wait', ''), headerText(20).filter((s) => !s.includes('='))).map((value) => ({ value, forced: false })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .oneof(
+          fc.constantFrom('return=minimal', 'respond-async', 'wait', ''),
+          headerText(20).filter((s) => !s.includes('=')),
+        )
+        .map((value) => ({ value, forced: false })),
+    },
   );
 }
 
@@ -418,10 +556,19 @@ function pathOf(ctx: FuzzContext) {
   );
   const queryPair = fc.oneof(
     ...ctx.operation.fields.map((field) => fieldRaw(ctx, field, true).map((v): [string, string] => [field.name, v])),
-    fc.constantFrom<[string, string]>(['_format', 'json'], ['_format', 'html'], ['_format', ''], ['__proto__[polluted]', '1'], ['constructor[prototype][polluted]', '1']),
+    fc.constantFrom<[string, string]>(
+      ['_format', 'json'],
+      ['_format', 'html'],
+      ['_format', ''],
+      ['__proto__[polluted]', '1'],
+      ['constructor[prototype][polluted]', '1'],
+    ),
     fc.tuple(extraKey(ctx), fc.string({ maxLength: 8 })),
   );
-  const query = fc.oneof({ weight: 8, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.array(queryPair, { minLength: 1, maxLength: 3 }).map((pairs) => `?${new URLSearchParams(pairs).toString()}`) });
+  const query = fc.oneof(
+    { weight: 8, arbitrary: fc.constant('') },
+    { weight: 1, arbitrary: fc.array(queryPair, { minLength: 1, maxLength: 3 }).map((pairs) => `?${new URLSearchParams(pairs).toString()}`) },
+  );
   return fc.tuple(variants, query).map(([p, q]) => (p.includes('#') ? p.replace('#', `${q}#`) : `${p}${q}`));
 }
 
@@ -447,7 +594,8 @@ function reachesMessagePattern(ctx: FuzzContext, request: FuzzRequest): boolean 
   if (/^\s*application\/([\w.+-]+\+)?json\s*(;.*)?$/i.test(type)) {
     try {
       const parsed: unknown = JSON.parse(body);
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) pairs.push(...Object.entries(parsed).map(([name, value]) => ({ name, value })));
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+        pairs.push(...Object.entries(parsed).map(([name, value]) => ({ name, value })));
     } catch {
       // not JSON: the endpoint's 400
     }
@@ -465,11 +613,20 @@ export function requestArbitrary(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
       accept: accept(),
       authorization: authorization(ctx),
       prefer: prefer(ctx),
-      origin: fc.oneof({ weight: 9, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('http://localhost:5173', 'null', 'https://evil.example') }),
+      origin: fc.oneof(
+        { weight: 9, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.constantFrom('http://localhost:5173', 'null', 'https://evil.example') },
+      ),
       // Header values arrive trimmed, so a name is refused only if it is still bad after trimming.
       badSession: fc.oneof(
         { weight: 40, arbitrary: fc.constant(undefined) },
-        { weight: 1, arbitrary: fc.oneof(fc.constantFrom('', ' ', 'no spaces please', 's'.repeat(65), 'a/b', 'ünï'), headerText(20).filter((n) => !/^[A-Za-z0-9._:-]{1,64}$/.test(n.trim()))) },
+        {
+          weight: 1,
+          arbitrary: fc.oneof(
+            fc.constantFrom('', ' ', 'no spaces please', 's'.repeat(65), 'a/b', 'ünï'),
+            headerText(20).filter((n) => !/^[A-Za-z0-9._:-]{1,64}$/.test(n.trim())),
+          ),
+        },
       ),
     })
     .map((r) => {
@@ -480,7 +637,15 @@ export function requestArbitrary(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
       if (r.authorization !== undefined) headers['authorization'] = r.authorization;
       if (r.prefer.value !== undefined) headers['prefer'] = r.prefer.value;
       if (r.origin !== undefined) headers['origin'] = r.origin;
-      const request: FuzzRequest = { operationId: ctx.operation.operationId, method: 'POST', path: r.path, headers, body: r.body.body, forced: r.prefer.forced, bodyKind: r.body.kind };
+      const request: FuzzRequest = {
+        operationId: ctx.operation.operationId,
+        method: 'POST',
+        path: r.path,
+        headers,
+        body: r.body.body,
+        forced: r.prefer.forced,
+        bodyKind: r.body.kind,
+      };
       if (r.badSession !== undefined) request.badSession = r.badSession;
       return request;
     })

@@ -29,10 +29,10 @@ import { send, type Received } from '../http.ts';
 import { ALL_KNOWN_ISSUES, requestArbitrary, SAFE_DEPTH, type FuzzContext, type FuzzRequest, type KnownIssue } from './arbitraries.ts';
 import { fuzzOperations, type FuzzOperation } from './operations.ts';
 
-export const CACHE_CONTROL = 'max-age=0, private, must-revalidate';
+const CACHE_CONTROL = 'max-age=0, private, must-revalidate';
 const SESSION_HEADER = 'x-mock-session';
 /** Where the curl lines point: `npm start` serves the same tokens and ids on every start. */
-export const CURL_BASE = 'http://127.0.0.1:4010';
+const CURL_BASE = 'http://127.0.0.1:4010';
 
 // ── checking one response ────────────────────────────────────────────────────────────────────────────────────────
 
@@ -40,7 +40,11 @@ export const CURL_BASE = 'http://127.0.0.1:4010';
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (!isObject(value)) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical(value[k])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, canonical(value[k])]),
+  );
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
@@ -48,7 +52,7 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 }
 
 /** The body as the spec describes it: the media type it is documented under and the value to validate. */
-export function documentedBody(response: Received): { mediaType: string; body: unknown; problem?: string } {
+function documentedBody(response: Received): { mediaType: string; body: unknown; problem?: string } {
   const contentType = headerValue(response.headers['content-type']);
   if (contentType === undefined) {
     try {
@@ -80,7 +84,11 @@ export function createResponseChecker(): ResponseChecker {
     const key = `${operation.operationId} ${status}`;
     let set = crashBodies.get(key);
     if (!set) {
-      set = new Set(responseExamples(operation).filter((e) => String(e.status) === status).map((e) => JSON.stringify(canonical(e.value))));
+      set = new Set(
+        responseExamples(operation)
+          .filter((e) => String(e.status) === status)
+          .map((e) => JSON.stringify(canonical(e.value))),
+      );
       crashBodies.set(key, set);
     }
     return set;
@@ -94,11 +102,14 @@ export function createResponseChecker(): ResponseChecker {
       if (headerValue(value)?.includes('opk_')) problems.push(`the ${name} header contains a token`);
     }
     if (response.text.includes('opk_')) problems.push('the body contains a token (opk_)');
-    if (headerValue(response.headers['cache-control']) !== CACHE_CONTROL) problems.push(`cache-control is ${JSON.stringify(response.headers['cache-control'])}, not production's "${CACHE_CONTROL}"`);
+    if (headerValue(response.headers['cache-control']) !== CACHE_CONTROL)
+      problems.push(`cache-control is ${JSON.stringify(response.headers['cache-control'])}, not production's "${CACHE_CONTROL}"`);
 
     if (isObject(body) && body['error'] === 'Mock control error') {
-      if (request.headers['prefer'] === undefined && request.badSession === undefined) problems.push(`a mock control error for a request without Prefer or a bad X-Mock-Session: ${String(body['message'])}`);
-      if (response.status !== 400 || mediaType !== 'application/json') problems.push(`a mock control error must be 400 JSON, got ${response.status} ${mediaType}`);
+      if (request.headers['prefer'] === undefined && request.badSession === undefined)
+        problems.push(`a mock control error for a request without Prefer or a bad X-Mock-Session: ${String(body['message'])}`);
+      if (response.status !== 400 || mediaType !== 'application/json')
+        problems.push(`a mock control error must be 400 JSON, got ${response.status} ${mediaType}`);
       return problems;
     }
     if (request.headers['content-type'] === 'application/json' && !parsesAsJason(request.body) && response.status !== 400) {
@@ -137,13 +148,20 @@ function parsesAsJason(body: string | Buffer | undefined): boolean {
 }
 
 /** A short name for an answer, for the statistics: the status and the message without its variable part. */
-export function answerLabel(response: Received): string {
+function answerLabel(response: Received): string {
   const { body } = documentedBody(response);
   let text: string;
   if (isObject(body) && body['error'] === 'Mock control error') text = 'Mock control error';
   else if (isObject(body)) {
     const detail = isObject(body['errors']) ? body['errors']['detail'] : undefined;
-    const message = typeof body['message'] === 'string' ? body['message'] : typeof detail === 'string' ? detail : typeof body['error'] === 'string' ? body['error'] : Object.keys(body).join(',');
+    const message =
+      typeof body['message'] === 'string'
+        ? body['message']
+        : typeof detail === 'string'
+          ? detail
+          : typeof body['error'] === 'string'
+            ? body['error']
+            : Object.keys(body).join(',');
     text = message.split(':')[0] ?? message;
   } else text = String(body).slice(0, 60);
   return `${response.status} ${response.status === 200 ? 'OK' : text}`;
@@ -161,7 +179,7 @@ function activityCount(stateText: string): number | undefined {
 }
 
 /** Which top-level tables differ between two states, with their lengths. */
-export function stateDiff(before: string, after: string): string {
+function stateDiff(before: string, after: string): string {
   let a: unknown;
   let b: unknown;
   try {
@@ -188,7 +206,7 @@ function bump<K>(map: Map<K, number>, key: K): void {
 }
 
 /** One operation under fuzzing, in its own session of a running mock. */
-export class FuzzTarget {
+class FuzzTarget {
   readonly port: number;
   readonly session: string;
   readonly operation: FuzzOperation;
@@ -226,7 +244,12 @@ export class FuzzTarget {
     const started = performance.now();
     let response: Received;
     try {
-      response = await send(this.port, { method: request.method, path: request.path, headers: { ...request.headers, [SESSION_HEADER]: request.badSession ?? this.session }, body: request.body });
+      response = await send(this.port, {
+        method: request.method,
+        path: request.path,
+        headers: { ...request.headers, [SESSION_HEADER]: request.badSession ?? this.session },
+        body: request.body,
+      });
     } catch (error) {
       return [`no answer: ${error instanceof Error ? error.message : String(error)}`];
     }
@@ -251,11 +274,17 @@ export class FuzzTarget {
       const events = await send(this.port, { method: 'GET', path: '/__mock/events', headers: { [SESSION_HEADER]: this.session } });
       const body: unknown = events.status === 200 ? events.json() : undefined;
       const count = isObject(body) && Array.isArray(body['events']) ? body['events'].length : undefined;
-      if (!accepted && count !== 0) problems.push(`a ${request.forced ? 'forced answer' : 'rejected request'} (${response.status}) committed a write: ${String(count)} event(s) in the journal`);
+      if (!accepted && count !== 0)
+        problems.push(
+          `a ${request.forced ? 'forced answer' : 'rejected request'} (${response.status}) committed a write: ${String(count)} event(s) in the journal`,
+        );
       if (accepted && count !== 1) problems.push(`an accepted write should add one event: ${String(count)}`);
       await this.#reset();
     } else if (after.text !== this.#seedState) {
-      if (!accepted) problems.push(`the state changed after a ${request.forced ? 'forced answer' : 'rejected request'} (${response.status}): ${stateDiff(this.#seedState, after.text)}`);
+      if (!accepted)
+        problems.push(
+          `the state changed after a ${request.forced ? 'forced answer' : 'rejected request'} (${response.status}): ${stateDiff(this.#seedState, after.text)}`,
+        );
       else {
         const before = activityCount(this.#seedState);
         const now = activityCount(after.text);
@@ -326,10 +355,13 @@ export type FuzzOptions = {
   include?: ReadonlyArray<KnownIssue>;
 };
 
-type RunningMockLike = { port: number; fixtures: { tokens: Record<string, string>; projects: Record<string, string>; goals: Record<string, string>; people: Record<string, string> } };
+type RunningMockLike = {
+  port: number;
+  fixtures: { tokens: Record<string, string>; projects: Record<string, string>; goals: Record<string, string>; people: Record<string, string> };
+};
 
 /** What the generators need from a running mock: its tokens and ids (fixtures) and the records' UUIDs (state). */
-export async function fuzzContext(mock: RunningMockLike, operation: FuzzOperation, options: FuzzOptions): Promise<FuzzContext> {
+async function fuzzContext(mock: RunningMockLike, operation: FuzzOperation, options: FuzzOptions): Promise<FuzzContext> {
   const state: unknown = (await send(mock.port, { method: 'GET', path: '/__mock/state', headers: { [SESSION_HEADER]: 'fuzz-context' } })).json();
   const uuids: string[] = [];
   if (isObject(state)) {
@@ -360,7 +392,14 @@ function replayCommand(ctx: FuzzContext, seed: number, path: string): string {
 }
 
 function describeRequest(request: FuzzRequest): string {
-  const body = request.body === undefined ? '(none)' : typeof request.body === 'string' ? (request.body.length > 300 ? `${request.body.slice(0, 300)}… (${request.body.length} characters)` : request.body) : `<${request.body.length} raw bytes>`;
+  const body =
+    request.body === undefined
+      ? '(none)'
+      : typeof request.body === 'string'
+        ? request.body.length > 300
+          ? `${request.body.slice(0, 300)}… (${request.body.length} characters)`
+          : request.body
+        : `<${request.body.length} raw bytes>`;
   const path = request.path.length > 300 ? `${request.path.slice(0, 300)}… (${request.path.length} characters)` : request.path;
   const session = request.badSession === undefined ? '' : `\n  X-Mock-Session (refused): ${JSON.stringify(request.badSession)}`;
   return `POST ${path}\n  headers: ${JSON.stringify(request.headers)}${session}\n  body (${request.bodyKind}): ${body}`;
@@ -399,8 +438,16 @@ export async function assertFuzz(mock: RunningMockLike, operation: FuzzOperation
   return target.tally;
 }
 
-export type FailureKind = { problem: string; count: number; run: number; request: FuzzRequest; problems: string[] };
-export type FuzzReport = { operationId: string; seed: number; session: string; tally: Tally; failures: FailureKind[]; journalProblems: string[]; replay: (run: number) => string };
+type FailureKind = { problem: string; count: number; run: number; request: FuzzRequest; problems: string[] };
+export type FuzzReport = {
+  operationId: string;
+  seed: number;
+  session: string;
+  tally: Tally;
+  failures: FailureKind[];
+  journalProblems: string[];
+  replay: (run: number) => string;
+};
 
 /** The key under which a problem is counted: its text without quoted values, numbers and long tails. */
 function problemKey(problem: string): string {

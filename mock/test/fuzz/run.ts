@@ -54,14 +54,17 @@ try {
   fail(error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error));
 }
 if (values.help) {
-  process.stdout.write('usage: node mock/test/fuzz/run.ts [--runs N] [--seed S] [--operation ID[,ID]] [--max-depth N] [--huge N] [--skip-known | --include ISSUE,…] [--path P]\n');
+  process.stdout.write(
+    'usage: node mock/test/fuzz/run.ts [--runs N] [--seed S] [--operation ID[,ID]] [--max-depth N] [--huge N] [--skip-known | --include ISSUE,…] [--path P]\n',
+  );
   process.stdout.write(`known issues: ${ALL_KNOWN_ISSUES.join(', ')}\n`);
   process.exit(0);
 }
 
 const all = fuzzOperations();
 const wanted = values.operation?.split(',').map((s) => s.trim()) ?? all.map((o) => o.operationId);
-for (const id of wanted) if (!all.some((o) => o.operationId === id)) fail(`--operation ${id} is not in the spec; operations: ${all.map((o) => o.operationId).join(', ')}`);
+for (const id of wanted)
+  if (!all.some((o) => o.operationId === id)) fail(`--operation ${id} is not in the spec; operations: ${all.map((o) => o.operationId).join(', ')}`);
 let include: KnownIssue[] = [...ALL_KNOWN_ISSUES];
 if (values['skip-known'] && values.include) fail('--skip-known and --include contradict each other');
 if (values['skip-known']) include = [];
@@ -97,14 +100,18 @@ function counts(map: Map<string | number, number>, limit = Infinity): string {
 function printTally(operationId: string, seed: number | undefined, tally: Tally): void {
   const seconds = tally.ms / 1000;
   const out = process.stdout;
-  out.write(`\n${operationId}: ${tally.requests} requests in ${seconds.toFixed(1)} s (${(tally.ms / Math.max(1, tally.requests)).toFixed(2)} ms each, plus a state check per request)${seed === undefined ? '' : `, seed ${seed}`}\n`);
+  out.write(
+    `\n${operationId}: ${tally.requests} requests in ${seconds.toFixed(1)} s (${(tally.ms / Math.max(1, tally.requests)).toFixed(2)} ms each, plus a state check per request)${seed === undefined ? '' : `, seed ${seed}`}\n`,
+  );
   out.write(`  statuses: ${counts(new Map([...tally.statuses.entries()].sort((a, b) => a[0] - b[0])))}\n`);
   out.write(`  body kinds: ${counts(tally.bodyKinds)}\n`);
   out.write('  answers:\n');
   for (const [label, n] of [...tally.answers.entries()].sort((a, b) => b[1] - a[1])) out.write(`    ${String(n).padStart(6)}  ${label}\n`);
 }
 
-process.stdout.write(`fuzzing ${wanted.join(', ')}: ${options.numRuns} requests each; known issues included: ${include.length ? include.join(', ') : 'none (--skip-known)'}\n`);
+process.stdout.write(
+  `fuzzing ${wanted.join(', ')}: ${options.numRuns} requests each; known issues included: ${include.length ? include.join(', ') : 'none (--skip-known)'}\n`,
+);
 for (const issue of include) process.stdout.write(`  ${issue}: ${KNOWN_ISSUES[issue]}\n`);
 
 const mock = await startMock();
@@ -133,7 +140,9 @@ try {
     for (const problem of report.journalProblems) process.stdout.write(`  FAILURE: ${problem}\n`);
     for (const failure of report.failures.sort((a, b) => b.count - a.count)) {
       process.stdout.write(`\n  FAILURE ×${failure.count}: ${failure.problem}\n`);
-      process.stdout.write(`    first at run ${failure.run}; every problem of that run:\n${failure.problems.map((p) => `      - ${p.slice(0, 300)}`).join('\n')}\n`);
+      process.stdout.write(
+        `    first at run ${failure.run}; every problem of that run:\n${failure.problems.map((p) => `      - ${p.slice(0, 300)}`).join('\n')}\n`,
+      );
       process.stdout.write(`    ${describeRequest(failure.request).replaceAll('\n', '\n    ')}\n`);
       process.stdout.write(`    reproduce with npm start and:\n    ${curlLine(failure.request, report.session).replaceAll('\n', '\n    ')}\n`);
       process.stdout.write(`    replay and shrink: ${report.replay(failure.run)}\n`);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The memory soak: the mock as npm start runs it, with --port 0, in a child process, first filled to capacity (HISTORY_LIMIT + 1000
+// The memory soak: the mock as npm start runs it, with --port 0, in a child process, first filled to capacity (EVENT_JOURNAL_LIMIT + 1000
 // closes in the default session, so every history table, the event journal and the request journal are full, and
 // three times --max-sessions rotating X-Mock-Session names), then driven by autocannon for --duration seconds over a
 // mix of both operations (200s), rejected requests of every kind, resets and rotating sessions, with the child's RSS
@@ -34,7 +34,7 @@ import { parseArgs } from 'node:util';
 import { isObject } from '../../../spec/lib/openapi.ts';
 import { DEFAULT_BODY_LIMIT } from '../../src/core.ts';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES } from '../../src/sessions.ts';
-import { HISTORY_LIMIT } from '../../src/store.ts';
+import { EVENT_JOURNAL_LIMIT } from '../../src/store.ts';
 import { startArgs } from '../../bench/launch.ts';
 
 type CannonRequest = {
@@ -78,7 +78,9 @@ try {
   fail(error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error));
 }
 if (values.help) {
-  process.stdout.write('usage: node mock/test/fuzz/soak.ts [--duration S (60)] [--warmup-requests N (40000)] [--connections N (20)] [--max-growth MB (32)]\n       node mock/test/fuzz/soak.ts --large-bodies N\n');
+  process.stdout.write(
+    'usage: node mock/test/fuzz/soak.ts [--duration S (60)] [--warmup-requests N (40000)] [--connections N (20)] [--max-growth MB (32)]\n       node mock/test/fuzz/soak.ts --large-bodies N\n',
+  );
   process.exit(0);
 }
 const positive = (value: string | undefined, name: string, fallback: number): number => {
@@ -98,7 +100,11 @@ if (!isCannon(cannon)) fail('autocannon is not installed (npm ci)');
 // ── the child ────────────────────────────────────────────────────────────────────────────────────────────────────
 
 // Started as npm start starts it (the same node flags), from the package root.
-const child = spawn(process.execPath, [...startArgs(), '--port', '0'], { cwd: new URL('../../../', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORT: '' } });
+const child = spawn(process.execPath, [...startArgs(), '--port', '0'], {
+  cwd: new URL('../../../', import.meta.url).pathname,
+  stdio: ['ignore', 'pipe', 'pipe'],
+  env: { ...process.env, PORT: '' },
+});
 let stdout = '';
 let stderr = '';
 let exited: number | null | undefined;
@@ -159,7 +165,11 @@ if (largeBodies !== undefined) {
     const statuses = new Map<number, number>();
     for (let i = 0; i < largeBodies; i++) {
       const name = session(i);
-      const answer = await fetch(`${url}/api/external/v1/projects/resume`, { method: 'POST', headers: { ...bearer(full), ...(name ? { 'x-mock-session': name } : {}) }, body: JSON.stringify({ project_id: paused, message }) });
+      const answer = await fetch(`${url}/api/external/v1/projects/resume`, {
+        method: 'POST',
+        headers: { ...bearer(full), ...(name ? { 'x-mock-session': name } : {}) },
+        body: JSON.stringify({ project_id: paused, message }),
+      });
       await answer.arrayBuffer();
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
     }
@@ -173,10 +183,13 @@ if (largeBodies !== undefined) {
   await attack(`${largeBodies} × 3,000,000 empty objects`, wide, (i) => `wide-${i}`, 413);
   const dump = await fetch(`${url}/__mock/state`);
   const text = await dump.text();
-  if (dump.status !== 200 || !dump.headers.get('content-type')?.startsWith('application/json')) problems.push(`GET /__mock/state answered ${dump.status} ${dump.headers.get('content-type')}`);
+  if (dump.status !== 200 || !dump.headers.get('content-type')?.startsWith('application/json'))
+    problems.push(`GET /__mock/state answered ${dump.status} ${dump.headers.get('content-type')}`);
   clearInterval(sampler);
   peakMb = Math.max(peakMb, rssMb());
-  process.stdout.write(`GET /__mock/state: ${dump.status}, ${(text.length / MB).toFixed(1)} MB; RSS peak ${peakMb.toFixed(0)} MB, end ${rssMb().toFixed(0)} MB (bound ${bound.toFixed(0)} MB)\n`);
+  process.stdout.write(
+    `GET /__mock/state: ${dump.status}, ${(text.length / MB).toFixed(1)} MB; RSS peak ${peakMb.toFixed(0)} MB, end ${rssMb().toFixed(0)} MB (bound ${bound.toFixed(0)} MB)\n`,
+  );
   if (peakMb > bound) problems.push(`RSS peaked at ${peakMb.toFixed(0)} MB, over the documented ${bound.toFixed(0)} MB`);
   if (stderr) problems.push(`the mock wrote to stderr: ${stderr.slice(0, 300)}`);
   child.kill('SIGTERM');
@@ -194,24 +207,69 @@ const rotate = (request: CannonRequest): CannonRequest => ({ ...request, headers
 
 type Planned = { name: string; expect: number; request: CannonRequest };
 const plan: Planned[] = [
-  { name: 'resume 200 (default session)', expect: 200, request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: bearer(full), body: resume } },
+  {
+    name: 'resume 200 (default session)',
+    expect: 200,
+    request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: bearer(full), body: resume },
+  },
   { name: 'close 200 (default session)', expect: 200, request: { method: 'POST', path: '/api/external/v1/goals/close', headers: bearer(full), body: close } },
-  { name: 'resume 200 (rotating session)', expect: 200, request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: bearer(full), body: resume, setupRequest: rotate } },
+  {
+    name: 'resume 200 (rotating session)',
+    expect: 200,
+    request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: bearer(full), body: resume, setupRequest: rotate },
+  },
   { name: 'close 401 no token', expect: 401, request: { method: 'POST', path: '/api/external/v1/goals/close', headers: json, body: close } },
   { name: 'resume 403 read-only', expect: 403, request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: bearer(readOnly), body: resume } },
-  { name: 'close 400 unknown field', expect: 400, request: { method: 'POST', path: '/api/external/v1/goals/close', headers: bearer(full), body: JSON.stringify({ goal_id: open, hacker: true }) } },
-  { name: 'resume 400 invalid JSON', expect: 400, request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: bearer(full), body: '{"project_id":' } },
+  {
+    name: 'close 400 unknown field',
+    expect: 400,
+    request: { method: 'POST', path: '/api/external/v1/goals/close', headers: bearer(full), body: JSON.stringify({ goal_id: open, hacker: true }) },
+  },
+  {
+    name: 'resume 400 invalid JSON',
+    expect: 400,
+    request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: bearer(full), body: '{"project_id":' },
+  },
   { name: 'close 400 missing fields', expect: 400, request: { method: 'POST', path: '/api/external/v1/goals/close', headers: bearer(full), body: '{}' } },
-  { name: 'resume 404 unknown id', expect: 404, request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: bearer(full), body: JSON.stringify({ project_id: 'nothing-AAAAAAAAAAAAAAAAAAAAAA', message: doc }) } },
-  { name: 'resume 500 decoding crash', expect: 500, request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: json, body: JSON.stringify({ project_id: 42, message: doc }) } },
-  { name: 'close 406 Accept', expect: 406, request: { method: 'POST', path: '/api/external/v1/goals/close', headers: { ...bearer(full), accept: 'text/html' }, body: close } },
-  { name: 'close 415 Content-Type', expect: 415, request: { method: 'POST', path: '/api/external/v1/goals/close', headers: { ...bearer(full), 'content-type': 'text/plain' }, body: close } },
+  {
+    name: 'resume 404 unknown id',
+    expect: 404,
+    request: {
+      method: 'POST',
+      path: '/api/external/v1/projects/resume',
+      headers: bearer(full),
+      body: JSON.stringify({ project_id: 'nothing-AAAAAAAAAAAAAAAAAAAAAA', message: doc }),
+    },
+  },
+  {
+    name: 'resume 500 decoding crash',
+    expect: 500,
+    request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: json, body: JSON.stringify({ project_id: 42, message: doc }) },
+  },
+  {
+    name: 'close 406 Accept',
+    expect: 406,
+    request: { method: 'POST', path: '/api/external/v1/goals/close', headers: { ...bearer(full), accept: 'text/html' }, body: close },
+  },
+  {
+    name: 'close 415 Content-Type',
+    expect: 415,
+    request: { method: 'POST', path: '/api/external/v1/goals/close', headers: { ...bearer(full), 'content-type': 'text/plain' }, body: close },
+  },
   { name: 'reset (rotating session)', expect: 200, request: { method: 'POST', path: '/__mock/reset', setupRequest: rotate } },
   { name: 'request journal (default)', expect: 200, request: { method: 'GET', path: '/__mock/requests?limit=20' } },
   // Hostile pages (issue 21): DNS rebinding (a foreign Host) and a cross-site simple POST to the controls.
   { name: 'fixtures 421 foreign Host', expect: 421, request: { method: 'GET', path: '/__mock/fixtures', headers: { host: `evil.example:${port}` } } },
-  { name: 'reset 403 cross-site text/plain', expect: 403, request: { method: 'POST', path: '/__mock/reset?all=true', headers: { origin: 'https://evil.example', 'content-type': 'text/plain' }, body: 'x' } },
-  { name: 'resume 400 byte-order mark', expect: 400, request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: bearer(full), body: `\ufeff${resume}` } },
+  {
+    name: 'reset 403 cross-site text/plain',
+    expect: 403,
+    request: { method: 'POST', path: '/__mock/reset?all=true', headers: { origin: 'https://evil.example', 'content-type': 'text/plain' }, body: 'x' },
+  },
+  {
+    name: 'resume 400 byte-order mark',
+    expect: 400,
+    request: { method: 'POST', path: '/api/external/v1/projects/resume', headers: bearer(full), body: `\ufeff${resume}` },
+  },
 ];
 const seen = new Map<string, Map<number, number>>();
 const requests = plan.map(({ name, request }) => ({
@@ -229,14 +287,22 @@ const idle = rssMb();
 process.stdout.write(`soak: ${url} (pid ${pid}), ${connections} connections; RSS at start (idle, seed loaded): ${idle.toFixed(1)} MB\n`);
 
 // Fill every bounded structure first, so the timed run measures a mock at capacity: the default session's history
-// tables (HISTORY_LIMIT rows; a close adds a row to each, a notification included) and journals, and the sessions.
-const fillCount = HISTORY_LIMIT + 1000;
+// tables (EVENT_JOURNAL_LIMIT rows; a close adds a row to each, a notification included) and journals, and the sessions.
+const fillCount = EVENT_JOURNAL_LIMIT + 1000;
 const fillStarted = Date.now();
 const phases: Array<[string, unknown]> = [];
-phases.push(['fill (closes)', await cannon({ url, connections, pipelining: 1, amount: fillCount, requests: [plan[1]?.request ?? { method: 'GET', path: '/' }] })]);
-phases.push(['fill (sessions)', await cannon({ url, connections, pipelining: 1, amount: 3 * DEFAULT_MAX_SESSIONS, requests: [plan[2]?.request ?? { method: 'GET', path: '/' }] })]);
+phases.push([
+  'fill (closes)',
+  await cannon({ url, connections, pipelining: 1, amount: fillCount, requests: [plan[1]?.request ?? { method: 'GET', path: '/' }] }),
+]);
+phases.push([
+  'fill (sessions)',
+  await cannon({ url, connections, pipelining: 1, amount: 3 * DEFAULT_MAX_SESSIONS, requests: [plan[2]?.request ?? { method: 'GET', path: '/' }] }),
+]);
 const filled = rssMb();
-process.stdout.write(`fill: ${fillCount} closes and ${3 * DEFAULT_MAX_SESSIONS} session writes in ${((Date.now() - fillStarted) / 1000).toFixed(1)} s; RSS ${filled.toFixed(1)} MB\n`);
+process.stdout.write(
+  `fill: ${fillCount} closes and ${3 * DEFAULT_MAX_SESSIONS} session writes in ${((Date.now() - fillStarted) / 1000).toFixed(1)} s; RSS ${filled.toFixed(1)} MB\n`,
+);
 const warmupStarted = Date.now();
 phases.push(['warm-up', await cannon({ url, connections, pipelining: 1, amount: warmupRequests, requests: plan.map((p) => p.request) })]);
 process.stdout.write(`warm-up: ${warmupRequests} requests of the mix in ${((Date.now() - warmupStarted) / 1000).toFixed(1)} s\n`);
@@ -266,7 +332,10 @@ const errors = number(result, ['errors']);
 const timeouts = number(result, ['timeouts']);
 for (const [phase, run] of [...phases, ['timed run', result] as [string, unknown]]) {
   const failed = number(run, ['errors']) + number(run, ['timeouts']) + number(run, ['non2xx']) * (phase.startsWith('fill') ? 1 : 0);
-  if (!(failed === 0)) problems.push(`${phase}: ${number(run, ['errors'])} errors, ${number(run, ['timeouts'])} timeouts${phase.startsWith('fill') ? `, ${number(run, ['non2xx'])} answers other than 200` : ''}`);
+  if (!(failed === 0))
+    problems.push(
+      `${phase}: ${number(run, ['errors'])} errors, ${number(run, ['timeouts'])} timeouts${phase.startsWith('fill') ? `, ${number(run, ['non2xx'])} answers other than 200` : ''}`,
+    );
 }
 for (const { name, expect } of plan) {
   const counts = seen.get(name) ?? new Map<number, number>();
@@ -278,7 +347,11 @@ if (exited !== undefined) problems.push(`the mock exited (${String(exited)})`);
 if (stderr) problems.push(`the mock wrote to stderr: ${stderr.slice(0, 300)}`);
 
 // Still correct after the load: a write answers 200 and the state answers.
-const after = await fetch(`${url}/api/external/v1/projects/resume`, { method: 'POST', headers: { ...bearer(full), 'x-mock-session': 'soak-after' }, body: resume });
+const after = await fetch(`${url}/api/external/v1/projects/resume`, {
+  method: 'POST',
+  headers: { ...bearer(full), 'x-mock-session': 'soak-after' },
+  body: resume,
+});
 if (after.status !== 200) problems.push(`a resume after the load answered ${after.status}`);
 const sessions: unknown = await (await fetch(`${url}/__mock/sessions`)).json();
 const sessionCount = isObject(sessions) && Array.isArray(sessions['sessions']) ? sessions['sessions'].length : Number.NaN;
@@ -295,17 +368,29 @@ if (!(growth <= maxGrowthMb)) problems.push(`RSS grew ${growth.toFixed(1)} MB af
 const steady = samples;
 const meanT = steady.reduce((a, s) => a + s.t, 0) / steady.length;
 const meanM = steady.reduce((a, s) => a + s.mb, 0) / steady.length;
-const slope = (steady.reduce((a, s) => a + (s.t - meanT) * (s.mb - meanM), 0) / Math.max(1e-9, steady.reduce((a, s) => a + (s.t - meanT) ** 2, 0))) * 60;
+const slope =
+  (steady.reduce((a, s) => a + (s.t - meanT) * (s.mb - meanM), 0) /
+    Math.max(
+      1e-9,
+      steady.reduce((a, s) => a + (s.t - meanT) ** 2, 0),
+    )) *
+  60;
 
 const out = process.stdout;
 out.write(`requests: ${total} in ${duration} s (${Math.round(total / duration)}/s), errors ${errors}, timeouts ${timeouts}\n`);
-out.write(`latency: p50 ${number(result, ['latency', 'p50'])} ms, p99 ${number(result, ['latency', 'p99'])} ms, max ${number(result, ['latency', 'max'])} ms\n`);
+out.write(
+  `latency: p50 ${number(result, ['latency', 'p50'])} ms, p99 ${number(result, ['latency', 'p99'])} ms, max ${number(result, ['latency', 'max'])} ms\n`,
+);
 for (const { name, expect } of plan) {
   const counts = seen.get(name) ?? new Map<number, number>();
   out.write(`  ${name.padEnd(32)} expect ${expect}: ${[...counts.entries()].map(([s, n]) => `${s} ×${n}`).join(', ')}\n`);
 }
-out.write(`RSS: start ${idle.toFixed(1)} MB, after the fill ${filled.toFixed(1)} MB, after warm-up ${atWarm.toFixed(1)} MB, end ${atEnd.toFixed(1)} MB, peak ${peak.toFixed(1)} MB\n`);
-out.write(`RSS growth after warm-up: ${growth.toFixed(1)} MB (limit ${maxGrowthMb} MB); slope after warm-up ${slope.toFixed(2)} MB/min over ${steady.length} samples\n`);
+out.write(
+  `RSS: start ${idle.toFixed(1)} MB, after the fill ${filled.toFixed(1)} MB, after warm-up ${atWarm.toFixed(1)} MB, end ${atEnd.toFixed(1)} MB, peak ${peak.toFixed(1)} MB\n`,
+);
+out.write(
+  `RSS growth after warm-up: ${growth.toFixed(1)} MB (limit ${maxGrowthMb} MB); slope after warm-up ${slope.toFixed(2)} MB/min over ${steady.length} samples\n`,
+);
 out.write(`RSS samples (MB): ${samples.map((s) => s.mb.toFixed(0)).join(' ')}\n`);
 out.write(`after the load: ${sessionCount} sessions, default state ${(state.length / 1024).toFixed(0)} KB\n`);
 

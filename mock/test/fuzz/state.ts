@@ -2,8 +2,19 @@
 // field read through a checked accessor that fails loudly when the shape is not what the test expects.
 import { isObject, type JsonObject } from '../../../spec/lib/openapi.ts';
 
-export const TABLES = ['people', 'spaces', 'projects', 'goals', 'tokens', 'activities', 'comment_threads', 'subscription_lists', 'subscriptions', 'notifications'] as const;
-export type Table = (typeof TABLES)[number];
+const TABLES = [
+  'people',
+  'spaces',
+  'projects',
+  'goals',
+  'tokens',
+  'activities',
+  'comment_threads',
+  'subscription_lists',
+  'subscriptions',
+  'notifications',
+] as const;
+type Table = (typeof TABLES)[number];
 export type StateView = Record<Table, JsonObject[]>;
 
 function rowsOf(value: unknown, where: string): JsonObject[] {
@@ -16,7 +27,19 @@ export function readState(value: unknown): StateView {
   if (!isObject(value)) throw new Error('GET /__mock/state did not return an object');
   const view: Partial<StateView> = {};
   for (const table of TABLES) view[table] = rowsOf(value[table], `state.${table}`);
-  return { people: [], spaces: [], projects: [], goals: [], tokens: [], activities: [], comment_threads: [], subscription_lists: [], subscriptions: [], notifications: [], ...view };
+  return {
+    people: [],
+    spaces: [],
+    projects: [],
+    goals: [],
+    tokens: [],
+    activities: [],
+    comment_threads: [],
+    subscription_lists: [],
+    subscriptions: [],
+    notifications: [],
+    ...view,
+  };
 }
 
 /** GET /__mock/events' events. */
@@ -34,12 +57,6 @@ export function str(row: JsonObject, key: string): string {
 export function strOrNull(row: JsonObject, key: string): string | null {
   const value = row[key];
   if (value !== null && typeof value !== 'string') throw new Error(`${key} is neither a string nor null in ${JSON.stringify(row).slice(0, 200)}`);
-  return value;
-}
-
-export function num(row: JsonObject, key: string): number {
-  const value = row[key];
-  if (typeof value !== 'number') throw new Error(`${key} is not a number in ${JSON.stringify(row).slice(0, 200)}`);
   return value;
 }
 
