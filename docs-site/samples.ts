@@ -133,9 +133,8 @@ function successField(document: JsonObject, responsePointer: string): string[] {
 }
 
 function followSchema(document: JsonObject, schema: unknown): JsonObject | undefined {
-  let current = schema;
-  for (let hops = 0; hops < 16 && isObject(current) && typeof current['$ref'] === 'string'; hops++) current = resolvePointer(document, current['$ref']);
-  return isObject(current) ? current : undefined;
+  const value = isObject(schema) && typeof schema['$ref'] === 'string' ? dereference(document, schema['$ref']).value : schema;
+  return isObject(value) ? value : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------------- curl

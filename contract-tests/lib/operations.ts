@@ -5,12 +5,12 @@
 import {
   operationModels as specModels,
   resolveSchema,
+  responseExamples,
   type FieldModel,
   type OperationId,
   type OperationModel as SpecOperationModel,
   type RequestBody,
 } from '../../spec/lib/operations.ts';
-import { dereference, isObject, loadDocument, pointerTo, resolvePointer } from '../../spec/lib/openapi.ts';
 import type { RecordGroup, RecordStory } from './env.ts';
 
 export { resolveSchema, type FieldModel, type OperationId, type RequestBody };
@@ -59,21 +59,11 @@ export function operationModel(operationId: OperationId): OperationModel {
   return model;
 }
 
-/** The example the spec documents for a response (`example`, or the named one under `examples`). */
+/** The example the spec documents for a response (`example`, or the named one under `examples`): spec/lib's walker. */
 export function responseExample(model: OperationModel, status: number, mediaType: string, exampleName?: string): unknown {
-  const document = loadDocument();
-  const response = dereference(document, `${model.pointer}/responses/${status}`);
-  const media = resolvePointer(document, `${response.pointer}/content/${pointerTo(mediaType).slice(2)}`);
-  if (!isObject(media)) throw new Error(`${model.operationId} documents no ${mediaType} body for ${status}`);
-  if (exampleName === undefined) {
-    if ('example' in media) return media['example'];
-    throw new Error(`${model.operationId} ${status} ${mediaType} has no single example`);
-  }
-  const named = isObject(media['examples']) ? media['examples'][exampleName] : undefined;
-  if (!isObject(named)) throw new Error(`${model.operationId} ${status} ${mediaType} has no example ${exampleName}`);
-  const resolved = typeof named['$ref'] === 'string' ? dereference(document, named['$ref']).value : named;
-  if (!isObject(resolved) || !('value' in resolved)) throw new Error(`${model.operationId} ${status} ${mediaType} example ${exampleName} has no value`);
-  return resolved['value'];
+  const found = responseExamples(model).find((e) => e.status === status && e.mediaType === mediaType && e.name === exampleName);
+  if (!found) throw new Error(`${model.operationId} ${status} ${mediaType} has no ${exampleName === undefined ? 'single example' : `example ${exampleName}`}`);
+  return found.value;
 }
 
 /** The response example as a string (plain-text bodies), or the JSON text of a JSON example. */

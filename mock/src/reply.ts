@@ -56,7 +56,7 @@ let detailed: Promise<SchemaValidator> | undefined;
 
 /** Ajv's detailed validator (every error, spec/lib/ajv.ts), loaded and compiled only to explain a reply that fails. */
 function loadDetailed(): Promise<SchemaValidator> {
-  detailed ??= import('../../spec/lib/ajv.ts').then(({ createSchemaValidator }) => createSchemaValidator(loadDocument(), { fastCompile: true }));
+  detailed ??= import('../../spec/lib/ajv.ts').then(({ specValidator }) => specValidator(loadDocument()));
   return detailed;
 }
 

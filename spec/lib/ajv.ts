@@ -1,6 +1,6 @@
 // JSON Schema validators compiled by Ajv (2020-12, the dialect of OpenAPI 3.1, with ajv-formats) from the bundled
-// document (openapi.ts): the detailed validator that explains a failing value, and the shared one the contract suite
-// checks with. Kept apart from openapi.ts so that reading the document never loads Ajv's compiler.
+// document (openapi.ts): one shared validator per document (specValidator), which explains a failing value with every
+// error. Kept apart from openapi.ts so that reading the document never loads Ajv's compiler.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { loadDocument, OPENAPI_KEYWORDS, type JsonObject, type SchemaValidator } from './openapi.ts';
@@ -76,11 +76,19 @@ export function formatErrors(errors: ReadonlyArray<ErrorObject>): string {
     .join('; ');
 }
 
-let shared: SchemaValidator | undefined;
+/** One validator per document: every reader of a document shares its compiled schemas. */
+const validators = new WeakMap<JsonObject, SchemaValidator>();
 
-/** The package's shared validators: most values checked are valid, so the first error decides, and only an invalid
- * value is validated again for every error. */
-export function specValidator(): SchemaValidator {
-  shared ??= createSchemaValidator(loadDocument(), { firstErrorOnly: true });
-  return shared;
+/**
+ * The validator of a document (the bundled spec by default), compiled once and shared by every caller (the mock's
+ * explanations, the type guards, the contract suite): most values checked are valid, so the first error decides, and
+ * only an invalid value is validated again for every error.
+ */
+export function specValidator(document: JsonObject = loadDocument()): SchemaValidator {
+  let validator = validators.get(document);
+  if (!validator) {
+    validator = createSchemaValidator(document, { firstErrorOnly: true, fastCompile: true });
+    validators.set(document, validator);
+  }
+  return validator;
 }

@@ -57,7 +57,7 @@ export function pointerTo(...segments: ReadonlyArray<string | number>): string {
   return `#/${segments.map((s) => String(s).replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
 }
 
-/** Follows `$ref`s of non-schema objects (responses, examples, request bodies) to the object and its pointer. */
+/** Follows `$ref`s (of schemas, responses, examples, request bodies) to the object and its pointer: the one `$ref` walker. */
 export function dereference(document: JsonObject, pointer: string): { pointer: string; value: unknown } {
   let current = pointer;
   for (let hops = 0; hops < 16; hops++) {

@@ -57,14 +57,8 @@ export type OperationModel = {
 
 /** Follows `$ref` (sibling keywords such as `description` are annotations) to the schema and its pointer. */
 export function resolveSchema(document: JsonObject, pointer: string): { pointer: string; schema: JsonObject } {
-  let current = pointer;
-  for (let hops = 0; hops < 32; hops++) {
-    const schema = resolvePointer(document, current);
-    if (!isObject(schema)) return { pointer: current, schema: {} };
-    if (typeof schema['$ref'] !== 'string') return { pointer: current, schema };
-    current = schema['$ref'];
-  }
-  throw new Error(`reference cycle at ${pointer}`);
+  const { pointer: resolved, value } = dereference(document, pointer);
+  return { pointer: resolved, schema: isObject(value) ? value : {} };
 }
 
 function typesOf(schema: JsonObject): string[] {

@@ -1,21 +1,14 @@
 // Type guards backed by the spec's schemas: the way data from outside (examples, seed files, responses) becomes a
 // generated type without a cast.
 import type { components } from '../../generated/types.ts';
-import { pointerTo, type SchemaValidator } from './openapi.ts';
-import { createSchemaValidator, formatErrors } from './ajv.ts';
+import { pointerTo } from './openapi.ts';
+import { formatErrors, specValidator } from './ajv.ts';
 
 export type Schemas = components['schemas'];
 
-let validator: SchemaValidator | undefined;
-
-function shared(): SchemaValidator {
-  validator ??= createSchemaValidator();
-  return validator;
-}
-
 /** The violations of `value` against the component schema `name` ('' when it conforms). */
 export function schemaViolations(name: keyof Schemas, value: unknown): string {
-  return formatErrors(shared().validate(pointerTo('components', 'schemas', name), value));
+  return formatErrors(specValidator().validate(pointerTo('components', 'schemas', name), value));
 }
 
 export function conforms<K extends keyof Schemas>(name: K, value: unknown): value is Schemas[K] {
