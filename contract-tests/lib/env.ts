@@ -1,13 +1,15 @@
 // The contract suite's configuration: the only module that reads `process.env`. Every variable is validated at
 // start; a missing or malformed one is a ConfigError whose message is one line naming it (run.ts exits 2 with it).
+import { GOAL_STORIES, PERSONAS, PROJECT_STORIES } from '../../generated/mock-fixtures.ts';
 import { pointerTo } from '../../spec/lib/openapi.ts';
 import { specValidator } from './validator.ts';
 
-export const PERSONAS = ['full_access', 'read_only', 'comment_only', 'no_access', 'suspended'] as const;
+/** The personas a run can be given tokens of: the fixtures' (generated from mock/openapi.yaml's Fixtures schema). */
+export { PERSONAS };
 export type Persona = (typeof PERSONAS)[number];
 
 /** The records a run can be given, by fixture group and story (the keys of the mock's GET /__mock/fixtures). */
-export const RECORD_STORIES = { projects: ['paused', 'active', 'closed'], goals: ['open', 'closed'] } as const;
+export const RECORD_STORIES = { projects: PROJECT_STORIES, goals: GOAL_STORIES } as const;
 export type RecordGroup = keyof typeof RECORD_STORIES;
 export type RecordStory<G extends RecordGroup = RecordGroup> = (typeof RECORD_STORIES)[G][number];
 

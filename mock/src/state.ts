@@ -2,6 +2,7 @@
 // from a seed file. Rows hold what the state rules read and write; `template` holds the rest of a record's API
 // object (milestones, contributors, check-ins …) as the spec's examples give it.
 import type { components } from '../../generated/types.ts';
+import { GOAL_STORIES, PERSONAS, PROJECT_STORIES } from '../../generated/mock-fixtures.ts';
 
 export type Schemas = components['schemas'];
 export type Project = Schemas['Project'];
@@ -105,12 +106,10 @@ export type State = {
   notifications: NotificationRow[];
 };
 
-/** The personas of RULES.md#decision-5 (and DESIGN.md "Mock control endpoints"), each with a token. */
-export const PERSONAS = ['full_access', 'read_only', 'comment_only', 'no_access', 'suspended'] as const;
+// The personas of RULES.md#decision-5, each with a token, and the seeded records by story: generated from what
+// mock/openapi.yaml's Fixtures schema requires.
+export { GOAL_STORIES, PERSONAS, PROJECT_STORIES };
 export type Persona = (typeof PERSONAS)[number];
-/** The seeded records by story: what mock/openapi.yaml's Fixtures requires (controls.test.ts holds them to it). */
-export const PROJECT_STORIES = ['paused', 'active', 'closed'] as const;
-export const GOAL_STORIES = ['open', 'closed'] as const;
 
 /** Values by the names every seed has, and by whatever other names a seed file adds. */
 type Named<K extends string> = Record<K, string> & Record<string, string>;

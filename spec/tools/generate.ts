@@ -44,6 +44,33 @@ const DOCUMENTS = [
   },
 ];
 
+/**
+ * The fixture names the mock's control document requires (components/schemas/Fixtures: tokens, projects, goals), as
+ * constants for the code that needs them at run time (the seed, the controls, the contract suite's variables).
+ */
+function fixtureNamesSource(document: unknown): string {
+  const fixtures =
+    isObject(document) && isObject(document['components']) && isObject(document['components']['schemas'])
+      ? document['components']['schemas']['Fixtures']
+      : undefined;
+  const required = (key: string): string[] => {
+    const node = isObject(fixtures) && isObject(fixtures['properties']) ? fixtures['properties'][key] : undefined;
+    const names = isObject(node) && Array.isArray(node['required']) ? node['required'].filter((n): n is string => typeof n === 'string') : [];
+    if (names.length === 0) throw new Error(`mock/openapi.yaml: components/schemas/Fixtures/properties/${key} requires no names`);
+    return names;
+  };
+  const list = (names: string[]): string => `[${names.map((n) => `'${n}'`).join(', ')}] as const`;
+  return [
+    '/** The personas of the seed: the tokens the Fixtures schema requires, in its order. */',
+    `export const PERSONAS = ${list(required('tokens'))};`,
+    "/** The seed's project stories: the projects the Fixtures schema requires. */",
+    `export const PROJECT_STORIES = ${list(required('projects'))};`,
+    "/** The seed's goal stories: the goals the Fixtures schema requires. */",
+    `export const GOAL_STORIES = ${list(required('goals'))};`,
+    '',
+  ].join('\n');
+}
+
 async function build(): Promise<Map<string, string>> {
   const work = mkdtempSync(join(tmpdir(), 'generate-'));
   const files = new Map<string, string>();
@@ -70,6 +97,7 @@ async function build(): Promise<Map<string, string>> {
       }
       const ast = await openapiTS(new URL(`file://${bundled}`), { alphabetize: false });
       files.set(doc.types, HEADER.replace('from spec/', `from ${doc.source}`) + astToString(ast));
+      if (doc.source === 'mock/openapi.yaml') files.set('mock-fixtures.ts', HEADER.replace('from spec/', `from ${doc.source}`) + fixtureNamesSource(document));
       if (doc.validators && isObject(document)) {
         files.set(doc.validators, HEADER.replace('from spec/', `from ${doc.source}`) + responseValidatorsSource(document));
         files.set(doc.validators.replace(/\.js$/, '.d.ts'), HEADER.replace('from spec/', `from ${doc.source}`) + responseValidatorsDeclaration());
