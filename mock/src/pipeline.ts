@@ -12,13 +12,16 @@
 //   9. Handler    404 not visible, 403 cannot edit, 500 operation failed, 200 (handlers/, store.ts)
 // Steps 1–5 run before the token is looked at, so a request without a token can get 400, 404, 405, 413, 415 or 500.
 // Nothing here is framework- or Node-specific: the request is a method, a target, headers and the body's bytes.
-import { operationModels, type OperationModel } from '../../spec/lib/operations.ts';
+import { operationModels, type OperationId, type OperationModel } from '../../spec/lib/operations.ts';
 import { decodeInputs } from './decode.ts';
 import * as errors from './errors.ts';
 import { handlers } from './handlers/index.ts';
+import type { Handler } from './handlers/types.ts';
 import type { Reply, ReplyOptions } from './reply.ts';
-import { tokenFromAuthorization } from './security.ts';
+import { tokenFromAuthorization, type Principal } from './security.ts';
 import type { Sessions } from './sessions.ts';
+import type { Store } from './store.ts';
+import type { OperationInputs } from './writes.ts';
 import { mark } from './stages.ts';
 import { acceptsJson, bodyKind, decodeQuery, errorViewIsJson, mergeParams, parseBody, tooManyTokens } from './transport.ts';
 
@@ -166,7 +169,7 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
     // 6. Who is calling: a principal, or 401.
     const principal = secured && token ? store.authenticate(token) : undefined;
     if (secured && !principal) return errors.UNAUTHORIZED;
-    if (!principal) return errors.MOCK_RESPONSE_INVALID([`${operationId} has no bearerAuth requirement; the mock knows no other caller`]);
+    if (!principal) return errors.MOCK_RESPONSE_INVALID([`${operationId} requires no token in the spec; the mock knows no other caller`]);
     // 7. A read-only principal is refused before the required-field check (EnforceTokenAccessMode precedes
     // RequiredFieldValidator), so its request is not validated at all.
     if (principal.readOnly) return errors.READ_ONLY_TOKEN;
@@ -178,9 +181,18 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
     if (missing.length > 0) return errors.MISSING_REQUIRED_FIELDS(missing);
     mark('validate');
     // 9. The operation.
-    const done = handlers[operationId]({ principal, inputs: decoded.inputs, store });
+    const done = runHandler(operationId, { principal, inputs: decoded.inputs, store });
     mark('view');
     return done;
   });
   return { reply, options: { operationId } };
+}
+
+/**
+ * Runs an operation's handler with its typed inputs. The one place the decoder's record becomes the operation's input
+ * type: the decoder gave every field the kind the spec declares (decode.ts), and step 8 found every required field.
+ */
+function runHandler<K extends OperationId>(operationId: K, args: { principal: Principal; inputs: Record<string, unknown>; store: Store }): Reply {
+  const handler: Handler<K> = handlers[operationId];
+  return handler({ ...args, inputs: args.inputs as OperationInputs[K] });
 }

@@ -18,6 +18,8 @@ export type CloseInputs = Omit<RequestBody<'closeGoal'>, 'retrospective' | 'subs
   retrospective: unknown;
   subscriber_ids?: Array<string | null>;
 };
+/** Each operation's decoded inputs, keyed by operationId (complete by construction). */
+export type OperationInputs = { resumeProject: ResumeInputs; closeGoal: CloseInputs } & { [K in keyof operations]: unknown };
 
 /** The deepest rich-text document the mock accepts; ProseMirror documents nest a handful of levels. */
 const MAX_DOCUMENT_DEPTH = 1000;

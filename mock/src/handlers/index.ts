@@ -6,4 +6,4 @@ import type { HandlerMap } from './types.ts';
 
 export type { HandlerMap } from './types.ts';
 
-export const handlers = { resumeProject, closeGoal } satisfies HandlerMap;
+export const handlers: HandlerMap = { resumeProject, closeGoal };

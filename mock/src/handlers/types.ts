@@ -3,10 +3,14 @@ import type { operations } from '../../../generated/types.ts';
 import type { Reply } from '../reply.ts';
 import type { Principal } from '../security.ts';
 import type { Store } from '../store.ts';
+import type { OperationInputs } from '../writes.ts';
 
-/** What a handler gets: who is calling (authenticated, not read-only), the decoded inputs, and the session's store. */
-type HandlerArgs = { principal: Principal; inputs: Record<string, unknown>; store: Store };
+/**
+ * What a handler gets: who is calling (authenticated, not read-only), the operation's inputs as the decoder gave them
+ * (every field of the kind the spec gives it, every required field present), and the session's store.
+ */
+type HandlerArgs<K extends keyof operations> = { principal: Principal; inputs: OperationInputs[K]; store: Store };
 /** The 200 body of an operation, as generated/types.ts types it. */
 export type SuccessBody<K extends keyof operations> = operations[K]['responses'][200]['content']['application/json'];
-export type Handler = (args: HandlerArgs) => Reply;
-export type HandlerMap = { [K in keyof operations]: Handler };
+export type Handler<K extends keyof operations> = (args: HandlerArgs<K>) => Reply;
+export type HandlerMap = { [K in keyof operations]: Handler<K> };
