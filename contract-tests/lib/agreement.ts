@@ -4,7 +4,7 @@
 // and a project's or goal's `state`, `is_closed`, `closed_at`, `success_status`, `is_outdated` and `status` are what
 // Project.state/1, Project.status/1, Goal.status/1 and their `outdated?` compute from each other
 // (RULES.md#agreement). The suite's own reading of production's rules, written apart from the mock's on purpose.
-import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
+import { isObject, loadDocument, pointerTo, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
 import { sameRecord, shortIdIn, slugOf } from './ids.ts';
 import { violation, type Violation } from './violations.ts';
 
@@ -32,7 +32,9 @@ const REFERENCES: Readonly<Record<string, ReadonlyArray<{ field: string; record:
 };
 
 const DAY_MS = 86_400_000;
-const CLOSED_STATUSES: ReadonlySet<unknown> = new Set(['achieved', 'missed']);
+/** The outcomes a closed record has: the spec's SuccessStatus enum. */
+const OUTCOMES = resolvePointer(loadDocument(), `${pointerTo('components', 'schemas', 'SuccessStatus')}/enum`);
+const CLOSED_STATUSES: ReadonlySet<unknown> = new Set(Array.isArray(OUTCOMES) ? OUTCOMES : []);
 
 type Path = Array<string | number>;
 

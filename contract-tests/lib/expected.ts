@@ -1,6 +1,7 @@
 // Production's answers, as expectations a response is compared with. Fixed bodies come from the spec's own response
 // examples (generated/openapi.json); the messages with a variable part are production's templates from
-// RULES.md#error-table, checked against the spec's examples by contract-tests/test/expected.test.ts.
+// RULES.md#error-table (spec/lib/messages.ts), checked against the spec's examples by contract-tests/test/model.test.ts.
+import { messages } from '../../spec/lib/messages.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
 import type { ApiResponse } from './client.ts';
 import { responseExample, responseExampleText, type OperationModel } from './operations.ts';
@@ -25,15 +26,8 @@ export function either(...alternatives: Expected[]): Expectation {
   return { alternatives };
 }
 
-/** The messages of production's 400s (RULES.md#error-table). */
-export const messages = {
-  missingFields: (names: ReadonlyArray<string>): string => `Missing required fields: ${names.join(', ')}`,
-  nullField: (name: string): string => `Field '${name}' cannot be null`,
-  unknownField: (name: string): string => `Unknown input field: ${name}`,
-  unknownType: (type: 'string' | 'boolean'): string => `Unknown input type: ${type}`,
-  invalidEnum: (enumName: string, printed: string, allowed: ReadonlyArray<string>): string =>
-    `Invalid value for enum ${enumName}: ${printed}. Allowed values: ${allowed.join(', ')}`,
-};
+/** The messages of production's 400s (RULES.md#error-table), written once in spec/lib/messages.ts. */
+export { messages };
 
 /** Production's error answers for one operation, read from the spec's examples for that operation. */
 export function answers(model: OperationModel) {

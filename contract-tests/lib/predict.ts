@@ -6,7 +6,7 @@
 // predicted. The validation proxy uses it on live traffic; test/predict.test.ts holds it to the suite's tables.
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
 import { TOKEN_FORM, type Persona, type RecordGroup } from './env.ts';
-import { answers, either, one, success, type Answers, type Expectation, type Expected } from './expected.ts';
+import { answers, either, messages, one, success, type Answers, type Expectation, type Expected } from './expected.ts';
 import { inputVerdict, unknownFieldAnswer } from './inputs.ts';
 import { operationModels, type OperationModel } from './operations.ts';
 import { specValidator } from './validator.ts';
@@ -314,7 +314,7 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
     return {
       op,
       stage: 'missing-fields',
-      rule: `Missing required fields are 400 "Missing required fields: ${missing.join(', ')}", in declaration order, after the token${unknownToken} (RULES.md#error-23)`,
+      rule: `Missing required fields are 400 "${messages.missingFields(missing)}", in declaration order, after the token${unknownToken} (RULES.md#error-23)`,
       expectation: alternatives([...tokenAnswers, a.missingFields(missing)]),
       params,
       ...withWho,

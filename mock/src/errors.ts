@@ -3,6 +3,7 @@
 // messages with a variable part) are production's texts from RULES.md#error-table, and a test
 // checks that each variable message reproduces the spec's example.
 import { isObject, loadDocument, resolvePointer } from '../../spec/lib/openapi.ts';
+import { messages } from '../../spec/lib/messages.ts';
 
 function specExample(pointer: string): unknown {
   const value = resolvePointer(loadDocument(), pointer);
@@ -61,18 +62,17 @@ export const NOT_ACCEPTABLE = html('NOT_ACCEPTABLE', 406, specText('NotAcceptabl
 export const UNSUPPORTED_MEDIA_TYPE = json('UNSUPPORTED_MEDIA_TYPE', 415, responseJson('UnsupportedMediaType'));
 export const METHOD_NOT_ALLOWED = plain('METHOD_NOT_ALLOWED', 405, specText('MethodNotAllowed', 'text/plain'));
 export const MISSING_QUERY_NAME = plain('MISSING_QUERY_NAME', 400, 'Missing query name');
-export const INVALID_QUERY_NAME = (segments: ReadonlyArray<string>): ErrorReply =>
-  plain('INVALID_QUERY_NAME', 400, `Invalid query name: ${segments.join('/')}`);
+export const INVALID_QUERY_NAME = (segments: ReadonlyArray<string>): ErrorReply => plain('INVALID_QUERY_NAME', 400, messages.invalidQueryName(segments));
 export const MUTATION_NOT_FOUND = plain('MUTATION_NOT_FOUND', 404, 'Mutation not found');
 export const QUERY_NOT_FOUND = plain('QUERY_NOT_FOUND', 404, 'Query not found');
 
 // Input decoding (ParseInputs): sent with send_resp, so no Content-Type, before the token is looked at.
-export const UNKNOWN_INPUT_FIELD = (name: string): ErrorReply => service('UNKNOWN_INPUT_FIELD', 400, 'Bad request', `Unknown input field: ${name}`, 'none');
+export const UNKNOWN_INPUT_FIELD = (name: string): ErrorReply => service('UNKNOWN_INPUT_FIELD', 400, 'Bad request', messages.unknownField(name), 'none');
 export const UNKNOWN_INPUT_TYPE = (type: 'string' | 'boolean'): ErrorReply =>
-  service('UNKNOWN_INPUT_TYPE', 400, 'Bad request', `Unknown input type: ${type}`, 'none');
+  service('UNKNOWN_INPUT_TYPE', 400, 'Bad request', messages.unknownType(type), 'none');
 export const INVALID_ENUM_VALUE = (name: string, printed: string, allowed: ReadonlyArray<string>): ErrorReply =>
-  service('INVALID_ENUM_VALUE', 400, 'Bad request', `Invalid value for enum ${name}: ${printed}. Allowed values: ${allowed.join(', ')}`, 'none');
-export const NULL_FIELD = (name: string): ErrorReply => service('NULL_FIELD', 400, 'Bad request', `Field '${name}' cannot be null`, 'none');
+  service('INVALID_ENUM_VALUE', 400, 'Bad request', messages.invalidEnum(name, printed, allowed), 'none');
+export const NULL_FIELD = (name: string): ErrorReply => service('NULL_FIELD', 400, 'Bad request', messages.nullField(name), 'none');
 export const UNDECODABLE_ID: ErrorReply = { code: 'UNDECODABLE_ID', status: 404, body: responseJson('NotFound'), framing: 'none' };
 export const DECODING_CRASH = json('DECODING_CRASH', 500, responseJson('InternalServerError', 'decoding_crash'));
 
@@ -82,7 +82,7 @@ export const READ_ONLY_TOKEN = plain('READ_ONLY_TOKEN', 403, specText('Forbidden
 
 // After authentication: JSON.
 export const MISSING_REQUIRED_FIELDS = (names: ReadonlyArray<string>): ErrorReply =>
-  service('MISSING_REQUIRED_FIELDS', 400, 'Bad request', `Missing required fields: ${names.join(', ')}`, 'json');
+  service('MISSING_REQUIRED_FIELDS', 400, 'Bad request', messages.missingFields(names), 'json');
 export const NOT_FOUND = json('NOT_FOUND', 404, responseJson('NotFound'));
 export const FORBIDDEN = json('FORBIDDEN', 403, responseJson('Forbidden'));
 export const OPERATION_FAILED = json('OPERATION_FAILED', 500, responseJson('InternalServerError', 'operation_failed'));
