@@ -5,7 +5,7 @@
 // Project.state/1, Project.status/1, Goal.status/1 and their `outdated?` compute from each other
 // (RULES.md#agreement). The suite's own reading of production's rules, written apart from the mock's on purpose.
 import { isObject, loadDocument, pointerTo, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
-import { sameRecord, shortIdIn, slugOf } from './ids.ts';
+import { sameRecord, shortIdIn, slugOf } from './id-model.ts';
 import { violation, type Violation } from './violations.ts';
 
 /** Records whose id is `<slug of this field>-<short id>` (paths.ex). */

@@ -4,7 +4,7 @@
 import { agreementRules, serverDay } from './agreement.ts';
 import type { Coverage } from './coverage.ts';
 import type { RecordMemory } from './memory.ts';
-import type { OperationId } from './operations.ts';
+import type { OperationId } from './profiles.ts';
 import type { Violation } from './violations.ts';
 
 export type AnswerContext = {

@@ -5,9 +5,9 @@
 import fc from 'fast-check';
 import type { JsonObject } from '../../spec/lib/openapi.ts';
 import { either, one, type Answers, type Expectation } from './expected.ts';
-import { decodeId, shortIdOf } from './ids.ts';
+import { decodeId, shortIdOf } from './id-model.ts';
 import { printed } from './inputs.ts';
-import type { FieldModel, OperationModel } from './operations.ts';
+import type { FieldModel, OperationModel } from './profiles.ts';
 
 /** A body with one defect, and production's answer with and without a valid token. */
 export type Defect = { field: string; value: unknown; expect: (withToken: boolean) => Expectation };

@@ -2,7 +2,7 @@
 // record does not matter (checks that answer before the lookup).
 import { randomBytes } from 'node:crypto';
 import type { Auth, Contract } from './harness.ts';
-import { PROFILES, type OperationModel } from './operations.ts';
+import { PROFILES, type OperationModel } from './profiles.ts';
 import { baseBody } from './requests.ts';
 import type { JsonObject } from '../../spec/lib/openapi.ts';
 

@@ -3,7 +3,7 @@
 // non-null, only null or never present, the request fields and enum values sent, and the rules that ran or were
 // skipped, with why. Counts only (no bodies, no tokens), so a run's coverage is small and can be merged.
 import { isObject, loadDocument, pointerTo, responseSchemaPointer } from '../../spec/lib/openapi.ts';
-import { operationModels, resolveSchema, type OperationModel } from './operations.ts';
+import { operationModels, resolveSchema, type OperationModel } from './profiles.ts';
 
 type RuleTally = { run: number; skipped: Record<string, number> };
 export type OperationCoverage = {

@@ -1,10 +1,10 @@
 // Production's answers, as expectations a response is compared with. Fixed bodies come from the spec's own response
 // examples (generated/openapi.json); the messages with a variable part are production's templates from
-// RULES.md#error-table (spec/lib/messages.ts), checked against the spec's examples by contract-tests/test/model.test.ts.
+// RULES.md#error-table (spec/lib/messages.ts), checked against the spec's examples by contract-tests/selftest/model.test.ts.
 import { messages } from '../../spec/lib/messages.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
 import type { ApiResponse } from './client.ts';
-import { responseExample, responseExampleText, type OperationModel } from './operations.ts';
+import { responseExample, responseExampleText, type OperationModel } from './profiles.ts';
 import { excerpt, violation, type Violation } from './violations.ts';
 
 type ExpectedBody = { kind: 'text'; text: string } | { kind: 'json'; value: unknown } | { kind: 'schema' };

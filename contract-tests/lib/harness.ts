@@ -11,10 +11,10 @@ import { checkResponse, mediaTypeOf } from './conformance.ts';
 import { PERSONAS, recordVariable, tokenVariable, type Persona, type RecordGroup, type RecordStory } from './env.ts';
 import { Coverage } from './coverage.ts';
 import { compare, type Expectation } from './expected.ts';
-import { decodeId } from './ids.ts';
+import { decodeId } from './id-model.ts';
 import { RecordMemory } from './memory.ts';
-import type { OperationModel } from './operations.ts';
-import { CALLER_FIELDS } from './rules.ts';
+import type { OperationModel } from './profiles.ts';
+import { CALLER_FIELDS } from './state-rules.ts';
 import { MOCK_SESSION_HEADER, probeRequest, resetMock, type ResolvedTarget } from './target.ts';
 import { ContractFailure, errorsOf, excerpt, formatViolation, warningsOf, type Violation } from './violations.ts';
 

@@ -3,8 +3,8 @@
 // the property tests, so both predict the same answers.
 import type { Answers, Expectation } from './expected.ts';
 import { either, one } from './expected.ts';
-import { decodeId } from './ids.ts';
-import type { FieldModel } from './operations.ts';
+import { decodeId } from './id-model.ts';
+import type { FieldModel } from './profiles.ts';
 
 export type WrongInput = { label: string; value: unknown; expectation: Expectation; source: string };
 

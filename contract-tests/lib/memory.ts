@@ -4,9 +4,9 @@
 // may differ in what its own write changes. The memory is per scope (the caller and the mock session: a record's
 // permissions and notifications are the caller's) and bounded (the oldest record is forgotten first).
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
-import { decodeId } from './ids.ts';
-import type { OperationId } from './operations.ts';
-import { WRITES } from './rules.ts';
+import { decodeId } from './id-model.ts';
+import type { OperationId } from './profiles.ts';
+import { WRITES } from './state-rules.ts';
 import { violation, type Violation } from './violations.ts';
 
 /** The fields each record type's write may change, by `__typename`. */

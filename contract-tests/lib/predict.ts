@@ -8,7 +8,7 @@ import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
 import { TOKEN_FORM, type Persona, type RecordGroup } from './env.ts';
 import { answers, either, messages, one, success, type Answers, type Expectation, type Expected } from './expected.ts';
 import { inputVerdict, unknownFieldAnswer } from './inputs.ts';
-import { operationModels, type OperationModel } from './operations.ts';
+import { operationModels, type OperationModel } from './profiles.ts';
 import { specValidator } from './validator.ts';
 
 /** A request as it went over the wire. */

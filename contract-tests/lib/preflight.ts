@@ -5,7 +5,7 @@
 import { createClient, RequestTimeout, TransportError, type ApiRequest, type ApiResponse } from './client.ts';
 import { mediaTypeOf } from './conformance.ts';
 import { tokenVariable, type ContractConfig, type Persona } from './env.ts';
-import { operationModels } from './operations.ts';
+import { operationModels } from './profiles.ts';
 import { MOCK_SESSION_HEADER, resolveTarget, type ResolvedTarget } from './target.ts';
 
 export type Preflight = { fatal: string } | { target: ResolvedTarget };

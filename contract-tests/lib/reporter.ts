@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Reporter, SerializedError, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
 import { Coverage } from './coverage.ts';
-import { operationModels } from './operations.ts';
+import { operationModels } from './profiles.ts';
 import { formatLocation, type Violation } from './violations.ts';
 import type {} from './context.ts';
 

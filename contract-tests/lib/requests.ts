@@ -4,7 +4,7 @@
 // for it (`withField`, `withoutField`).
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
 import { formatErrors } from '../../spec/lib/ajv.ts';
-import { operationModel, type OperationId, type OperationModel, type RequestBody } from './operations.ts';
+import { operationModel, type OperationId, type OperationModel, type RequestBody } from './profiles.ts';
 import { specValidator as schemas } from './validator.ts';
 
 /** The schema errors of a request body ('' when the spec accepts it). */

@@ -14,7 +14,7 @@ import {
   type RecordGroup,
   type RecordIds,
 } from './env.ts';
-import { operationModels } from './operations.ts';
+import { operationModels } from './profiles.ts';
 
 export type ResolvedTarget = {
   config: ContractConfig;

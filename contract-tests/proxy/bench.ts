@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { startArgs } from '../../mock/bench/launch.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
-import { operationModel } from '../lib/operations.ts';
+import { operationModel } from '../lib/profiles.ts';
 import { baseBody } from '../lib/requests.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -10,7 +10,7 @@ import { checkResponse } from '../lib/conformance.ts';
 import { compare } from '../lib/expected.ts';
 import type { Exchange } from '../lib/harness.ts';
 import { firstHeader, predict, type Knowledge, type Prediction, type RawRequest, type Stage } from '../lib/predict.ts';
-import { CALLER_FIELDS, STATE_RULES } from '../lib/rules.ts';
+import { CALLER_FIELDS, STATE_RULES } from '../lib/state-rules.ts';
 import { violation, type Violation } from '../lib/violations.ts';
 
 /** The rules the proxy checks, in the order reports list them. */

@@ -5,7 +5,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { PERSONAS, RECORD_STORIES, TOKEN_FORM, tokenVariable, type Persona, type RecordGroup } from '../lib/env.ts';
-import { decodeId, sameRecord } from '../lib/ids.ts';
+import { decodeId, sameRecord } from '../lib/id-model.ts';
 import type { Knowledge, Who } from '../lib/predict.ts';
 
 /** The `--tokens` file: persona → token, or the mock's `GET /__mock/fixtures` document (tokens, records, people). */

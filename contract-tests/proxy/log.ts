@@ -4,7 +4,7 @@
 // Nothing here ever holds a token: entries are built by server.ts with secrets already replaced by $VARIABLES.
 import { Coverage } from '../lib/coverage.ts';
 import { formatLocation, formatViolation } from '../lib/violations.ts';
-import { CALLER_FIELDS } from '../lib/rules.ts';
+import { CALLER_FIELDS } from '../lib/state-rules.ts';
 import { RULE_ORDER, RULES, type FiledViolation, type Rule } from './check.ts';
 
 export type Entry = {

@@ -8,7 +8,7 @@ import { Agent as HttpAgent, createServer, request as httpRequest, type Incoming
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { curlLine } from '../lib/client.ts';
 import { mediaTypeOf } from '../lib/conformance.ts';
-import { operationModels } from '../lib/operations.ts';
+import { operationModels } from '../lib/profiles.ts';
 import { firstHeader, tokenOf, type RawRequest } from '../lib/predict.ts';
 import { createMasker } from '../lib/mask.ts';
 import { RecordMemory } from '../lib/memory.ts';

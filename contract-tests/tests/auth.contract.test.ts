@@ -4,7 +4,7 @@ import { describe, it } from 'vitest';
 import { anyBody, unknownToken } from '../lib/cases.ts';
 import { answers, one, type Expected } from '../lib/expected.ts';
 import { contract, type Auth, type Contract } from '../lib/harness.ts';
-import { operationModels, type OperationModel } from '../lib/operations.ts';
+import { operationModels, type OperationModel } from '../lib/profiles.ts';
 
 type Row = {
   rule: string;

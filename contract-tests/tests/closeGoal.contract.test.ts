@@ -3,9 +3,9 @@
 import { beforeEach, describe, it } from 'vitest';
 import { one, success } from '../lib/expected.ts';
 import { contract, resetTarget } from '../lib/harness.ts';
-import { operationModel } from '../lib/operations.ts';
+import { operationModel } from '../lib/profiles.ts';
 import { build } from '../lib/requests.ts';
-import { closeRules } from '../lib/rules.ts';
+import { closeRules } from '../lib/state-rules.ts';
 import { violation } from '../lib/violations.ts';
 
 const op = operationModel('closeGoal');

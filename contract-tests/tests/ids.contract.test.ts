@@ -4,10 +4,10 @@ import { describe, it } from 'vitest';
 import { anyBody, targetId, tokenIfAny } from '../lib/cases.ts';
 import { answers, one, success } from '../lib/expected.ts';
 import { contract } from '../lib/harness.ts';
-import { alternativeForms, UNKNOWN_ID } from '../lib/ids.ts';
-import { operationModels, PROFILES } from '../lib/operations.ts';
+import { alternativeForms, UNKNOWN_ID } from '../lib/id-model.ts';
+import { operationModels, PROFILES } from '../lib/profiles.ts';
 import { baseBody, withField } from '../lib/requests.ts';
-import { STATE_RULES } from '../lib/rules.ts';
+import { STATE_RULES } from '../lib/state-rules.ts';
 
 for (const op of operationModels()) {
   const a = answers(op);

@@ -5,7 +5,7 @@ import { describe, it } from 'vitest';
 import { anyBody, unknownToken } from '../lib/cases.ts';
 import { answers, either, one, type Expectation } from '../lib/expected.ts';
 import { contract, type Auth } from '../lib/harness.ts';
-import { operationModels, type OperationModel } from '../lib/operations.ts';
+import { operationModels, type OperationModel } from '../lib/profiles.ts';
 import { withField } from '../lib/requests.ts';
 import type { JsonObject } from '../../spec/lib/openapi.ts';
 

@@ -5,7 +5,7 @@ import { targetId } from '../lib/cases.ts';
 import { answers, one, type Expected } from '../lib/expected.ts';
 import type { Persona } from '../lib/env.ts';
 import { contract } from '../lib/harness.ts';
-import { operationModels, type OperationModel } from '../lib/operations.ts';
+import { operationModels, type OperationModel } from '../lib/profiles.ts';
 import { baseBody } from '../lib/requests.ts';
 
 const rows: Array<{ persona: Persona; rule: string; expected: (op: OperationModel) => Expected }> = [

@@ -6,10 +6,10 @@ import { anyBody, targetId } from '../lib/cases.ts';
 import { defects, validBodies } from '../lib/arbitraries.ts';
 import { answers, one, success } from '../lib/expected.ts';
 import { contract, target } from '../lib/harness.ts';
-import { operationModels, PROFILES } from '../lib/operations.ts';
+import { operationModels, PROFILES } from '../lib/profiles.ts';
 import { holds } from '../lib/properties.ts';
 import { withField } from '../lib/requests.ts';
-import { STATE_RULES } from '../lib/rules.ts';
+import { STATE_RULES } from '../lib/state-rules.ts';
 
 const { numRuns, timeoutMs } = target().config;
 /** Every run may wait for the timeout once; the client stops waiting after two timeouts in a row. */

@@ -4,9 +4,9 @@ import { describe, it } from 'vitest';
 import { targetId } from '../lib/cases.ts';
 import { one, success } from '../lib/expected.ts';
 import { contract } from '../lib/harness.ts';
-import { operationModels, PROFILES } from '../lib/operations.ts';
+import { operationModels, PROFILES } from '../lib/profiles.ts';
 import { baseBody } from '../lib/requests.ts';
-import { STATE_RULES } from '../lib/rules.ts';
+import { STATE_RULES } from '../lib/state-rules.ts';
 import { violation } from '../lib/violations.ts';
 
 for (const op of operationModels()) {

@@ -4,9 +4,9 @@
 import { beforeEach, describe, it } from 'vitest';
 import { one, success } from '../lib/expected.ts';
 import { contract, resetTarget } from '../lib/harness.ts';
-import { operationModel } from '../lib/operations.ts';
+import { operationModel } from '../lib/profiles.ts';
 import { build } from '../lib/requests.ts';
-import { resumeRules } from '../lib/rules.ts';
+import { resumeRules } from '../lib/state-rules.ts';
 
 const op = operationModel('resumeProject');
 

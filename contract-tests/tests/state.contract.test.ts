@@ -1,5 +1,5 @@
 // Every state rule on every fixture it is given: each operation writes to each record of its fixture group (every
-// story, not only its profile's), with each of the spec's named request examples, and every rule of lib/rules.ts
+// story, not only its profile's), with each of the spec's named request examples, and every rule of lib/state-rules.ts
 // must hold on the answer (RULES.md#decision-3; RULES.md#state). Where the answer names the person the
 // write is recorded against, it must be the caller (CONTRACT_PERSON_ID). On this package's mock each test starts
 // from the seed.
@@ -7,9 +7,9 @@ import { beforeEach, describe, it } from 'vitest';
 import { RECORD_STORIES, personVariable, type RecordStory } from '../lib/env.ts';
 import { one, success } from '../lib/expected.ts';
 import { contract, resetTarget } from '../lib/harness.ts';
-import { operationModels, PROFILES } from '../lib/operations.ts';
+import { operationModels, PROFILES } from '../lib/profiles.ts';
 import { baseBody } from '../lib/requests.ts';
-import { CALLER_FIELDS, STATE_RULES } from '../lib/rules.ts';
+import { CALLER_FIELDS, STATE_RULES } from '../lib/state-rules.ts';
 
 for (const op of operationModels()) {
   const stories: ReadonlyArray<RecordStory> = RECORD_STORIES[op.group];

@@ -4,9 +4,9 @@ import { describe, it } from 'vitest';
 import { anyBody, targetId } from '../lib/cases.ts';
 import { answers, one, success, type Expected } from '../lib/expected.ts';
 import { contract } from '../lib/harness.ts';
-import { operationModels, PROFILES } from '../lib/operations.ts';
+import { operationModels, PROFILES } from '../lib/profiles.ts';
 import { baseBody, withoutField } from '../lib/requests.ts';
-import { STATE_RULES } from '../lib/rules.ts';
+import { STATE_RULES } from '../lib/state-rules.ts';
 
 /** Answers the spec does not describe (other methods and paths), from RULES.md#error-table. */
 const plain = (status: number, text: string): Expected => ({ status, body: { kind: 'text', text }, label: `${status} "${text}" in plain text` });

@@ -5,9 +5,9 @@ import { anyBody, targetId, tokenIfAny } from '../lib/cases.ts';
 import { answers, one, success, type Expectation } from '../lib/expected.ts';
 import { contract } from '../lib/harness.ts';
 import { unknownFieldAnswer, wrongInputs } from '../lib/inputs.ts';
-import { operationModels, PROFILES } from '../lib/operations.ts';
+import { operationModels, PROFILES } from '../lib/profiles.ts';
 import { baseBody, withField, withoutField } from '../lib/requests.ts';
-import { STATE_RULES } from '../lib/rules.ts';
+import { STATE_RULES } from '../lib/state-rules.ts';
 
 for (const op of operationModels()) {
   const a = answers(op);

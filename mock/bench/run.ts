@@ -49,7 +49,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const BARE = 'mock/bench/bare.ts';
 const WORKER = 'mock/bench/worker.ts';
-const STAGES_CHILD = 'mock/bench/stages.ts';
+const STAGES_CHILD = 'mock/bench/stage-times.ts';
 const STARTUP_CHILD = 'mock/bench/startup.ts';
 /** The memory phase's sessions: as many as `--max-sessions` keeps by default, so none is dropped. */
 const MEMORY_SESSIONS = 100;

@@ -99,7 +99,7 @@ function decodeField(field: FieldModel, raw: unknown): FieldResult {
  * Decodes the supplied parameters. Keys are visited in Erlang's order for small maps (sorted), and the first error
  * answers. Production answers an unknown key with 400 or 500 depending on whether the name is a known atom; the mock
  * always gives the 400 (RULES.md#decision-2). Whether required fields are missing is the next step's question
- * (request validation, backend.ts), as RequiredFieldValidator runs after authentication in production.
+ * (pipeline.ts, step 8), as RequiredFieldValidator runs after authentication in production.
  */
 const FIELDS_BY_NAME = new WeakMap<InputSpec, Map<string, FieldModel>>();
 

@@ -1,5 +1,5 @@
 // The stages of one API request, in the order the core runs them, for the bench's stage table
-// (mock/bench/stages.ts). The core marks the end of each stage on a probe that stays undefined unless a profiler
+// (mock/bench/stage-times.ts). The core marks the end of each stage on a probe that stays undefined unless a profiler
 // installs one, so serving pays one comparison per mark.
 export const STAGES = [
   /** CORS, the target, session and Prefer headers, the body's bytes to JSON, the forward, content negotiation (steps 1–3) */

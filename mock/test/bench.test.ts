@@ -254,7 +254,7 @@ describe('the measuring children, at a tiny size', () => {
   it("stages.ts runs with npm start's node flags, answers every request right, and every 200 reaches every stage", async () => {
     const { stdout } = await run(
       process.execPath,
-      [...startFlags(), 'mock/bench/stages.ts', '--requests', '4', '--warmup', '2', '--rounds', '2', '--modes', 'always,off'],
+      [...startFlags(), 'mock/bench/stage-times.ts', '--requests', '4', '--warmup', '2', '--rounds', '2', '--modes', 'always,off'],
       { cwd: ROOT },
     );
     const report: StageReport = JSON.parse(stdout);

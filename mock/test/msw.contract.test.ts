@@ -2,7 +2,7 @@
 // main process and in vitest's worker threads), so every request of the suite is answered by createMockHandlers
 // without a server or a port. It must pass whole, as it does against `npm start`.
 import { describe, expect, it } from 'vitest';
-import { runContract, summaryOf } from '../../contract-tests/test/support.ts';
+import { runContract, summaryOf } from '../../contract-tests/selftest/support.ts';
 
 const PRELOAD = new URL('./msw-preload.ts', import.meta.url).pathname;
 // A loopback address no server listens on: were a request not intercepted, it would fail at once, not reach anything.

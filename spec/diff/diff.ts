@@ -14,7 +14,7 @@ export const LEVELS = ['ERR', 'WARN', 'INFO'] as const;
 export type Level = (typeof LEVELS)[number];
 type Direction = 'request' | 'response' | 'document';
 
-/** One change, as `--format json` prints it (DESIGN.md, "Added in the third round"). */
+/** One change, as `--format json` prints it (spec/README.md, "The contract through change"). */
 export type Change = { id: string; level: Level; direction: Direction; operation: string | null; pointer: string; message: string };
 export type DiffReport = { base: string; revision: string; changes: Change[]; counts: Record<Level, number> };
 

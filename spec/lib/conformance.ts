@@ -313,7 +313,7 @@ function declaredOf(pointer: string, value: unknown): Declared {
   return { properties, additional, closed, varies };
 }
 
-/** Fields the response has and the schema does not name: warnings (responses stay open; STYLE.md). */
+/** Fields the response has and the schema does not name: warnings (responses stay open: RULES.md#decision-1). */
 function unknownFields(pointer: string, value: unknown, base: Path, out: Violation[] = []): Violation[] {
   if (isObject(value)) {
     const { properties, additional, closed } = declared(pointer, value);

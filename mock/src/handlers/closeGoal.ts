@@ -1,5 +1,5 @@
 // POST /api/external/v1/goals/close (RULES.md#decision-3; RULES.md#state-close).
-import { outcomeReply } from './inputs.ts';
+import { outcomeReply } from './outcome.ts';
 import type { Handler, SuccessBody } from './types.ts';
 
 export const closeGoal: Handler<'closeGoal'> = ({ principal, inputs, store }) =>

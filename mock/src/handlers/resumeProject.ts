@@ -1,5 +1,5 @@
 // POST /api/external/v1/projects/resume (RULES.md#decision-3; RULES.md#state-resume).
-import { outcomeReply } from './inputs.ts';
+import { outcomeReply } from './outcome.ts';
 import type { Handler, SuccessBody } from './types.ts';
 
 export const resumeProject: Handler<'resumeProject'> = ({ principal, inputs, store }) =>

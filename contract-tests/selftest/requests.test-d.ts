@@ -1,7 +1,7 @@
 // Type tests of the request builders: the compiler rejects a body with a required field missing or a value outside
 // the spec's enum, so a contract test cannot send an invalid body by accident.
 import { expectTypeOf, test } from 'vitest';
-import type { RequestBody } from '../lib/operations.ts';
+import type { RequestBody } from '../lib/profiles.ts';
 import { body, build, withoutField } from '../lib/requests.ts';
 
 const RICH_TEXT = '{"type":"doc","content":[]}';

@@ -3,7 +3,7 @@
 // after another, each answer checked (200, the right record: job.ts's body checks), and the time of every request
 // split at the core's stage marks (mock/src/stages.ts). Prints one StageReport (stagetable.ts) as JSON.
 //
-//   node <npm start's node flags> mock/bench/stages.ts [--requests N] [--warmup N] [--rounds N] [--modes always,sample,off]
+//   node <npm start's node flags> mock/bench/stage-times.ts [--requests N] [--warmup N] [--rounds N] [--modes always,sample,off]
 //
 // run.ts starts it with exactly the node flags of `npm start` (launch.ts), so the young generation, and with it the
 // GC share, is the one the served mock has. Per mode and operation: --warmup requests first (by default enough writes

@@ -2,8 +2,8 @@
 // functions from the exchange to violations. Shared by the operation files and the property tests.
 import { isObject } from '../../spec/lib/openapi.ts';
 import type { Exchange } from './harness.ts';
-import type { OperationId } from './operations.ts';
-import { sameRecord } from './ids.ts';
+import type { OperationId } from './profiles.ts';
+import { sameRecord } from './id-model.ts';
 import { violation, type Violation } from './violations.ts';
 
 type Json = Record<string, unknown>;

@@ -4,9 +4,9 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { listOperations } from '../../spec/lib/openapi.ts';
 import { answers, messages } from '../lib/expected.ts';
-import { decodeId, shortIdOf, alternativeForms, sameRecord } from '../lib/ids.ts';
+import { decodeId, shortIdOf, alternativeForms, sameRecord } from '../lib/id-model.ts';
 import { caseVariant } from '../lib/inputs.ts';
-import { operationModel, operationModels, PROFILES, responseExample } from '../lib/operations.ts';
+import { operationModel, operationModels, PROFILES, responseExample } from '../lib/profiles.ts';
 import { baseBody, build, isRequestBody, portableExample, withoutField } from '../lib/requests.ts';
 
 describe('operation model', () => {

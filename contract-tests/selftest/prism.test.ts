@@ -1,5 +1,5 @@
 // Prism, a second implementation of the spec that knows nothing of production's behaviour, must FAIL the suite, and
-// the report must name the auth rule it breaks: it accepts any bearer token (DESIGN.md, "Quality bar").
+// the report must name the auth rule it breaks: it accepts any bearer token (RULES.md#checking-the-token).
 //
 // Prism 5.16 cannot load generated/openapi.json as it is: its schema graph is cyclic (Person → Company → Person, …)
 // and Prism spends minutes at "Starting Prism…" walking it. So Prism gets the shipped acyclic export,
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dereference, isObject, loadDocument, pointerTo, type JsonObject } from '../../spec/lib/openapi.ts';
 import { ACYCLIC_DOCUMENT_URL } from '../../spec/lib/files.ts';
-import { operationModels } from '../lib/operations.ts';
+import { operationModels } from '../lib/profiles.ts';
 import { ROOT, runContract, summaryOf, withOutput } from './support.ts';
 
 const PRISM = join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js');

@@ -2,7 +2,7 @@
 // it, must fail (exit 1) naming each violation. The six faults of the brief run one at a time against the whole
 // suite; more kinds run in groups against the checks that concern them (each fault touches different requests or
 // fields, and each must still be named). A control shows what must NOT fail: an additive response field is a warning
-// (STYLE.md); a success without a Content-Type is a failure (only production's error answers come without one).
+// (response objects stay open: RULES.md#decision-1); a success without a Content-Type is a failure (only production's error answers come without one).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { cases, compose, type Tokens } from './faults.ts';

@@ -5,10 +5,10 @@ import { responseExamples } from '../../spec/lib/operations.ts';
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
 import { agreementRules, serverDay } from '../lib/agreement.ts';
 import { Coverage, documentedFields } from '../lib/coverage.ts';
-import { slugOf } from '../lib/ids.ts';
+import { slugOf } from '../lib/id-model.ts';
 import { RecordMemory } from '../lib/memory.ts';
-import { operationModel, operationModels } from '../lib/operations.ts';
-import { WRITES } from '../lib/rules.ts';
+import { operationModel, operationModels } from '../lib/profiles.ts';
+import { WRITES } from '../lib/state-rules.ts';
 
 const TODAY = serverDay({ date: 'Wed, 25 Nov 2026 10:00:00 GMT' });
 

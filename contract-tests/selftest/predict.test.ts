@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { defects } from '../lib/arbitraries.ts';
 import type { Persona } from '../lib/env.ts';
 import { answers, type Expectation } from '../lib/expected.ts';
-import { sameRecord, UNKNOWN_ID } from '../lib/ids.ts';
+import { sameRecord, UNKNOWN_ID } from '../lib/id-model.ts';
 import { wrongInputs } from '../lib/inputs.ts';
-import { operationModel, operationModels, type OperationModel } from '../lib/operations.ts';
+import { operationModel, operationModels, type OperationModel } from '../lib/profiles.ts';
 import { predict, type Knowledge, type RawRequest } from '../lib/predict.ts';
 import { baseBody, withField, withoutField } from '../lib/requests.ts';
 

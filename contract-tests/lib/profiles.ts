@@ -42,7 +42,7 @@ export function operationModels(): OperationModel[] {
   cached = specModels().map((model) => {
     const { operationId } = model;
     if (!isOperationId(operationId))
-      throw new Error(`the spec has operation ${operationId} but contract-tests/lib/operations.ts PROFILES does not; add its fixture story there`);
+      throw new Error(`the spec has operation ${operationId} but contract-tests/lib/profiles.ts PROFILES does not; add its fixture story there`);
     const target = model.fields.find((f) => f.required && f.kind === 'id');
     if (!target) throw new Error(`${operationId} has no required id field; the suite cannot tell which record it changes`);
     const group = `${target.name.replace(/_id$/, '')}s`;
