@@ -1,5 +1,5 @@
 // Production's answer to any request of an operation, as far as the request alone decides it: the suite's own rules
-// (the operation model, inputs.ts, ids.ts, expected.ts) applied in production's order of checks
+// (the operation model, inputs.ts, id-model.ts, expected.ts) applied in production's order of checks
 // (RULES.md#order-of-checks): transport, then the inputs one by one, then the token, the read-only
 // guard, missing fields, and last the record. Where several answers are possible (production is nondeterministic, a
 // token or a record this side does not know), every one is accepted; where the model says nothing, nothing is

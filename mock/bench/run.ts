@@ -512,7 +512,7 @@ async function runStages(settings: Settings): Promise<StageReport> {
   const proc = launch('stage table', [...startFlags(), STAGES_CHILD, '--requests', String(settings.stageRequests)], { keepStdout: 'all' });
   const parsed = await resultOf(proc, 600_000);
   if (!isObject(parsed) || !Array.isArray(parsed['results'])) throw new Error(`${STAGES_CHILD} printed no stage report`);
-  // Written by stages.ts from this checkout: the StageReport shape.
+  // Written by stage-times.ts from this checkout: the StageReport shape.
   return parsed as unknown as StageReport;
 }
 
