@@ -198,30 +198,360 @@ export interface components {
         };
         /** @description An API token in production's format. */
         Token: string;
-        /** @description The mock's store; see mock/src/state.ts for every row type. */
+        /** @description The mock's store, as GET /__mock/state shows it and a seed file (`--seed FILE`) gives it. */
         State: {
             /** @description The one company of the seed. */
-            company: Record<string, never>;
+            company: components["schemas"]["CompanyRow"];
             /** @description People rows. */
-            people: unknown[];
+            people: components["schemas"]["PersonRow"][];
             /** @description Space rows with their members. */
-            spaces: unknown[];
+            spaces: components["schemas"]["SpaceRow"][];
             /** @description Project rows (stored status, dates, access bindings, and the rest of the API object as a template). */
-            projects: unknown[];
+            projects: components["schemas"]["ProjectRow"][];
             /** @description Goal rows (closing fields, dates, access bindings, template). */
-            goals: unknown[];
+            goals: components["schemas"]["GoalRow"][];
             /** @description Token rows, with the SHA-256 of the token, never the token. */
-            tokens: unknown[];
+            tokens: components["schemas"]["TokenRow"][];
             /** @description Activities (`project_resuming`, `goal_closing`). */
-            activities: unknown[];
+            activities: components["schemas"]["ActivityRow"][];
             /** @description Discussion threads holding the message or retrospective. */
-            comment_threads: unknown[];
+            comment_threads: components["schemas"]["CommentThreadRow"][];
             /** @description Subscription lists of the threads. */
-            subscription_lists: unknown[];
+            subscription_lists: components["schemas"]["SubscriptionListRow"][];
             /** @description One per subscribed person and list. */
-            subscriptions: unknown[];
+            subscriptions: components["schemas"]["SubscriptionRow"][];
             /** @description The notifications the real service would create. */
-            notifications: unknown[];
+            notifications: components["schemas"]["NotificationRow"][];
+        };
+        /** @description The one company of the seed. */
+        CompanyRow: {
+            /**
+             * Format: uuid
+             * @description The company's UUID.
+             */
+            uuid: string;
+            /** @description Its id as the API writes it (name slug, `-0`, base-32 short id). */
+            id: string;
+            /** @description Its name. */
+            name: string;
+            /** @description Whether billing made it read-only: every write is 403 JSON. */
+            billing_read_only: boolean;
+            /**
+             * Format: uri
+             * @description The web app's origin, for the records' `url` fields.
+             */
+            app_origin: string;
+        };
+        /** @description A person of the company. */
+        PersonRow: {
+            /**
+             * Format: uuid
+             * @description The person's UUID.
+             */
+            uuid: string;
+            /** @description Full name (the slug of their id). */
+            full_name: string;
+            /** @description Job title. */
+            title: string | null;
+            /** @description Email address. */
+            email: string;
+            /** @description Human or AI agent. */
+            type: components["schemas"]["PersonType"];
+            /** @description Avatar URL. */
+            avatar_url: string | null;
+            /** @description A suspended person's tokens are refused (401). */
+            suspended: boolean;
+            /** @description Owners and admins: full access to everything in the company. */
+            company_admin: boolean;
+        };
+        /** @description A space and its members. */
+        SpaceRow: {
+            /**
+             * Format: uuid
+             * @description The space's UUID.
+             */
+            uuid: string;
+            /** @description Its name. */
+            name: string;
+            /** @description The UUIDs of its members (space access, and who `send_notifications_to_everyone` reaches on close). */
+            member_uuids: string[];
+        };
+        /** @description Binding levels on one record: company members, space members, anonymous visitors, and named people. */
+        Access: {
+            /** @description Anonymous visitors' level. */
+            public: components["schemas"]["AccessLevel"];
+            /** @description Company members' level. */
+            company: components["schemas"]["AccessLevel"];
+            /** @description Space members' level. */
+            space: components["schemas"]["AccessLevel"];
+            /** @description Named people's levels, by person UUID. */
+            people: {
+                [key: string]: components["schemas"]["AccessLevel"];
+            };
+        };
+        /** @description A project: what the state rules read and write, and `template`, the rest of its API object. */
+        ProjectRow: {
+            /**
+             * Format: uuid
+             * @description The project's UUID.
+             */
+            uuid: string;
+            /** @description Its name (the slug of its id). */
+            name: string;
+            /**
+             * Format: uuid
+             * @description Its space.
+             */
+            space_uuid: string;
+            /**
+             * Format: uuid
+             * @description Its parent goal.
+             */
+            goal_uuid: string | null;
+            /**
+             * Format: uuid
+             * @description Its champion.
+             */
+            champion_uuid: string | null;
+            /**
+             * Format: uuid
+             * @description Its reviewer.
+             */
+            reviewer_uuid: string | null;
+            /** @description The stored status column (paused/active/closed), which the computed `state` reads. */
+            stored_status: components["schemas"]["ProjectState"];
+            /**
+             * Format: date-time
+             * @description When it was closed.
+             */
+            closed_at: string | null;
+            /** @description The outcome of a closed project. */
+            success_status: components["schemas"]["SuccessStatus"] | null;
+            /**
+             * Format: date-time
+             * @description The next check-in, which resume moves.
+             */
+            next_check_in_scheduled_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
+            inserted_at: string;
+            /**
+             * Format: date-time
+             * @description When it was last written.
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description When it was deleted (a deleted record is 404).
+             */
+            deleted_at: string | null;
+            /** @description Who may see and edit it. */
+            access: components["schemas"]["Access"];
+            /** @description The rest of its API object (the API's `Project`, checked against the spec when a seed file is read): milestones, contributors, check-ins. */
+            template: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A goal: what the state rules read and write, and `template`, the rest of its API object. */
+        GoalRow: {
+            /**
+             * Format: uuid
+             * @description The goal's UUID.
+             */
+            uuid: string;
+            /** @description Its name (the slug of its id). */
+            name: string;
+            /**
+             * Format: uuid
+             * @description Its space.
+             */
+            space_uuid: string;
+            /**
+             * Format: uuid
+             * @description Its champion.
+             */
+            champion_uuid: string | null;
+            /**
+             * Format: uuid
+             * @description Its reviewer.
+             */
+            reviewer_uuid: string | null;
+            /**
+             * Format: date-time
+             * @description When it was closed.
+             */
+            closed_at: string | null;
+            /**
+             * Format: uuid
+             * @description Who closed it.
+             */
+            closed_by_uuid: string | null;
+            /** @description The `success` text of the last close. */
+            success: string | null;
+            /** @description The outcome of the last close. */
+            success_status: components["schemas"]["SuccessStatus"] | null;
+            /**
+             * Format: date-time
+             * @description The next progress update.
+             */
+            next_update_scheduled_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
+            inserted_at: string;
+            /**
+             * Format: date-time
+             * @description When it was last written.
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description When it was deleted (a deleted record is 404).
+             */
+            deleted_at: string | null;
+            /** @description Who may see and edit it. */
+            access: components["schemas"]["Access"];
+            /** @description The rest of its API object (the API's `Goal`, checked against the spec when a seed file is read): targets, checklist, check-ins. */
+            template: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description An API token, kept as the SHA-256 of the token, never the token. */
+        TokenRow: {
+            /** @description The persona it was seeded for. */
+            persona: string;
+            /** @description The SHA-256 of the raw token, 64 lowercase hex digits. */
+            sha256: string;
+            /**
+             * Format: uuid
+             * @description Whose token it is.
+             */
+            person_uuid: string;
+            /** @description A read-only token (403 in plain text on every write). */
+            read_only: boolean;
+        };
+        /** @description An activity a write recorded. */
+        ActivityRow: {
+            /** @description Its id. */
+            id: string;
+            /**
+             * @description What was done.
+             * @enum {string}
+             */
+            action: "project_resuming" | "goal_closing";
+            /**
+             * Format: uuid
+             * @description Who did it.
+             */
+            author_uuid: string;
+            /**
+             * Format: uuid
+             * @description The project resumed.
+             */
+            project_uuid: string | null;
+            /**
+             * Format: uuid
+             * @description The goal closed.
+             */
+            goal_uuid: string | null;
+            /** @description The activity's content, as production stores it. */
+            content: {
+                [key: string]: unknown;
+            };
+            /** @description The thread holding the message. */
+            comment_thread_id: string;
+            /**
+             * Format: date-time
+             * @description When.
+             */
+            inserted_at: string;
+        };
+        /** @description The discussion thread a write created, holding its message or retrospective. */
+        CommentThreadRow: {
+            /** @description Its id. */
+            id: string;
+            /**
+             * @description Always an activity.
+             * @constant
+             */
+            parent_type: "activity";
+            /** @description The activity. */
+            parent_id: string;
+            /** @description The rich-text document sent. */
+            message: {
+                [key: string]: unknown;
+            };
+            /** @description Its subscription list. */
+            subscription_list_id: string;
+            /**
+             * Format: date-time
+             * @description When.
+             */
+            inserted_at: string;
+        };
+        /** @description The subscription list of a thread. */
+        SubscriptionListRow: {
+            /** @description Its id. */
+            id: string;
+            /**
+             * @description Always a comment thread.
+             * @constant
+             */
+            parent_type: "comment_thread";
+            /** @description The thread. */
+            parent_id: string;
+            /** @description The `send_notifications_to_everyone` sent. */
+            send_to_everyone: boolean;
+        };
+        /** @description One subscribed person of a list. */
+        SubscriptionRow: {
+            /** @description Its id. */
+            id: string;
+            /** @description The list. */
+            subscription_list_id: string;
+            /**
+             * Format: uuid
+             * @description Who.
+             */
+            person_uuid: string;
+            /** @description How they came to be subscribed. */
+            type: components["schemas"]["SubscriptionType"];
+            /** @description Whether it was canceled. */
+            canceled: boolean;
+        };
+        /** @description A notification the real service would create. */
+        NotificationRow: {
+            /** @description Its id. */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The recipient.
+             */
+            person_uuid: string;
+            /** @description The activity it is about. */
+            activity_id: string | null;
+            /** @description The activity's action. */
+            action: string;
+            /**
+             * Format: uuid
+             * @description The project it is about.
+             */
+            project_uuid: string | null;
+            /**
+             * Format: uuid
+             * @description The goal it is about.
+             */
+            goal_uuid: string | null;
+            /** @description Whether it was read. */
+            read: boolean;
+            /**
+             * Format: date-time
+             * @description When.
+             */
+            inserted_at: string;
         };
         /** @description One API request. */
         RequestEntry: {
@@ -295,6 +625,41 @@ export interface components {
             /** @description The people who would be notified. */
             notified: components["schemas"]["PersonRef"][];
         };
+        /**
+         * person type
+         * @description Whether the person is a company member or a guest.
+         * @example human
+         * @enum {string}
+         */
+        PersonType: "human" | "guest";
+        /**
+         * work_map_item_state
+         * @description The project's state, computed: `closed` when closed_at is set, else `paused` when the stored status is paused, else `active`. Resuming a closed project leaves it `closed`.
+         * @example active
+         * @enum {string}
+         */
+        ProjectState: "active" | "paused" | "closed";
+        /**
+         * success_status
+         * @description Whether a closed goal or project reached its outcome.
+         * @example achieved
+         * @enum {string}
+         */
+        SuccessStatus: "achieved" | "missed";
+        /**
+         * access_options_int
+         * @description An access level: 0 no access, 10 view, 40 comment, 70 edit, 100 full access. Viewing needs 10, editing (resume, close) needs 70.
+         * @example 0
+         * @enum {integer}
+         */
+        AccessLevel: 0 | 10 | 40 | 70 | 100;
+        /**
+         * subscription type
+         * @description How the person came to be subscribed: `invited` (the caller and subscriber_ids), `mentioned` (mentioned in the text only) or `joined`.
+         * @example invited
+         * @enum {string}
+         */
+        SubscriptionType: "invited" | "joined" | "mentioned";
     };
     responses: {
         /** @description A control was used wrongly (a bad session name, limit or `since`). */

@@ -67,7 +67,7 @@ function personRow(person: Pick<Person, 'id' | 'full_name' | 'title' | 'email' |
 
 /** Bindings of a project: company/space/public from its access levels; champion and reviewer full; contributors theirs. */
 function projectAccess(project: Project): Access {
-  const people: Record<string, number> = {};
+  const people: Access['people'] = {};
   for (const contributor of project.contributors ?? []) {
     if (contributor.person && contributor.access_level !== null) people[uuidOf(contributor.person.id)] = contributor.access_level;
   }
@@ -95,7 +95,7 @@ function projectRow(template: Project, row: Pick<ProjectRow, 'stored_status' | '
 }
 
 function goalRow(template: Goal, commenter: string, row: Pick<GoalRow, 'closed_at' | 'closed_by_uuid' | 'success' | 'success_status' | 'updated_at'>): GoalRow {
-  const people: Record<string, number> = { [commenter]: 40 };
+  const people: Access['people'] = { [commenter]: 40 };
   if (template.champion) people[uuidOf(template.champion.id)] = 100;
   if (template.reviewer) people[uuidOf(template.reviewer.id)] = 100;
   if (!template.space) throw new Error(`example goal ${template.id} has no space`);

@@ -309,6 +309,38 @@ describe('the control endpoints keep their own OpenAPI document (mock/openapi.ya
   });
 });
 
+describe("mock/openapi.yaml's State schema is the mock's data, field for field", () => {
+  it('every row of the state after both writes has exactly the fields its row schema declares, and every declared list is there', async () => {
+    const { dereference } = await import('../../spec/lib/openapi.ts');
+    const control = (await import('../../generated/mock-control.json', { with: { type: 'json' } })).default as unknown;
+    if (!isObject(control)) throw new Error('generated/mock-control.json is not a document');
+    const resolved = (schema: unknown): unknown =>
+      isObject(schema) && typeof schema['$ref'] === 'string' ? dereference(control, schema['$ref']).value : schema;
+    const state = resolved({ $ref: '#/components/schemas/State' });
+    const lists = isObject(state) && isObject(state['properties']) ? state['properties'] : {};
+    const session = { 'x-mock-session': 'state-contract' };
+    await mock.post(
+      CLOSE,
+      { goal_id: mock.fixtures.goals['open'], success: 'yes', retrospective: doc('Done.'), success_status: 'achieved' },
+      token('full_access'),
+      session,
+    );
+    await mock.post(RESUME, resumeBody(), token('full_access'), session);
+    const dumped = (await mock.send({ method: 'GET', path: '/__mock/state', headers: session })).json();
+    if (!isObject(dumped)) throw new Error('GET /__mock/state is no object');
+    expect(Object.keys(dumped).sort()).toEqual(Object.keys(lists).sort());
+    const declared = (schema: unknown): string[] => {
+      const rows = resolved(isObject(schema) && isObject(schema['items']) ? schema['items'] : schema);
+      return isObject(rows) && isObject(rows['properties']) ? Object.keys(rows['properties']).sort() : [];
+    };
+    for (const [name, schema] of Object.entries(lists)) {
+      const rows = Array.isArray(dumped[name]) ? dumped[name] : [dumped[name]];
+      expect(rows.length, name).toBeGreaterThan(0);
+      for (const written of rows) expect(Object.keys(isObject(written) ? written : {}).sort(), name).toEqual(declared(schema));
+    }
+  });
+});
+
 describe('GET /__mock/records/{id}: a record as its write would answer it, without writing', () => {
   it("answers the operation's 200 body for the record now, for a persona, in any id form; writes nothing", async () => {
     const session = { 'x-mock-session': 'record-view' };

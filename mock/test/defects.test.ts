@@ -78,6 +78,24 @@ describe('the request journal', () => {
   });
 });
 
+const UUID = '0f6a3c1e-1d2b-4c5d-8e9f-a0b1c2d3e4f5';
+const row = (state: Record<string, unknown>, name: string): Record<string, unknown> => {
+  const rows = state[name];
+  const first = Array.isArray(rows) ? rows[0] : undefined;
+  if (!isObject(first)) throw new Error(`no ${name}[0]`);
+  return first;
+};
+const activity = (): Record<string, unknown> => ({
+  id: 'a',
+  action: 'project_resuming',
+  author_uuid: UUID,
+  project_uuid: UUID,
+  goal_uuid: null,
+  content: {},
+  comment_thread_id: 't',
+  inserted_at: '2025-06-18T10:30:00Z',
+});
+
 describe('seed files are validated against a schema derived from the spec', () => {
   it('names the first wrong field: a project without access (it passed, then every resume was a 500)', () => {
     const seed = defaultSeed();
@@ -86,6 +104,37 @@ describe('seed files are validated against a schema derived from the spec', () =
     if (!Array.isArray(projects) || !isObject(projects[0])) throw new Error('no project');
     delete projects[0]['access'];
     expect(parseSeed(JSON.stringify(broken))).toEqual({ ok: false, error: '$.state.projects[0].access is missing' });
+  });
+
+  it('checks every row the State schema describes, not only projects and goals: activities, tokens, access levels', () => {
+    const cases: Array<[string, (state: Record<string, unknown>) => void, string]> = [
+      [
+        'an activity of an unknown kind',
+        (state) => Object.assign(state, { activities: [{ ...activity(), action: 'project_pausing' }] }),
+        '$.state.activities[0].action must be equal to one of the allowed values',
+      ],
+      [
+        'a subscription without its list',
+        (state) => Object.assign(state, { subscriptions: [{ id: 's', person_uuid: UUID, type: 'invited', canceled: false }] }),
+        '$.state.subscriptions[0].subscription_list_id is missing',
+      ],
+      [
+        'a named level that is no access level',
+        (state) => Object.assign(row(state, 'projects'), { access: { public: 0, company: 10, space: 10, people: { [UUID]: 50 } } }),
+        `$.state.projects[0].access.people.${UUID} must be equal to one of the allowed values`,
+      ],
+      [
+        'a token that is no SHA-256',
+        (state) => Object.assign(row(state, 'tokens'), { sha256: 'ABC' }),
+        '$.state.tokens[0].sha256 must match pattern "^[0-9a-f]{64}$"',
+      ],
+    ];
+    for (const [what, edit, error] of cases) {
+      const seed: Record<string, unknown> = JSON.parse(JSON.stringify(defaultSeed()));
+      if (!isObject(seed['state'])) throw new Error('no state');
+      edit(seed['state']);
+      expect(parseSeed(JSON.stringify(seed)), what).toEqual({ ok: false, error });
+    }
   });
 
   it('names a value outside a spec enum', () => {
