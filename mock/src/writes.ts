@@ -1,16 +1,14 @@
 // The two write operations with the real service's rules (RULES.md#state): what changes on the record,
 // who is subscribed and who would be notified. Everything is checked before anything changes, so a failure leaves the
 // state as it was; the rows are then handed to the store's commit (store.ts), which keeps them and journals the write.
-import type { operations } from '../../generated/types.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
+import type { OperationId, RequestBody } from '../../spec/lib/operations.ts';
 import { accessLevel, editable, fail, personRow, type Outcome } from './access.ts';
 import { decodeId } from './ids.ts';
 import { ACCESS, isoSeconds, measureDocument, mentionedIds, nextWeeklyCheckIn } from './rules.ts';
 import type { Principal } from './security.ts';
 import type { ActivityRow, Goal, Project, State, SubscriptionRow } from './state.ts';
 import { goalView, projectView } from './views.ts';
-
-type RequestBody<K extends keyof operations> = operations[K]['requestBody']['content']['application/json'];
 
 /** Decoded inputs (decode.ts): ids are UUIDs, rich text is the parsed document (not yet known to be an object). */
 export type ResumeInputs = Omit<RequestBody<'resumeProject'>, 'message' | 'subscriber_ids'> & { message: unknown; subscriber_ids?: Array<string | null> };
@@ -19,7 +17,7 @@ export type CloseInputs = Omit<RequestBody<'closeGoal'>, 'retrospective' | 'subs
   subscriber_ids?: Array<string | null>;
 };
 /** Each operation's decoded inputs, keyed by operationId (complete by construction). */
-export type OperationInputs = { resumeProject: ResumeInputs; closeGoal: CloseInputs } & { [K in keyof operations]: unknown };
+export type OperationInputs = { resumeProject: ResumeInputs; closeGoal: CloseInputs } & { [K in OperationId]: unknown };
 
 /** The deepest rich-text document the mock accepts; ProseMirror documents nest a handful of levels. */
 const MAX_DOCUMENT_DEPTH = 1000;
