@@ -270,6 +270,17 @@ describe('--no-control and in-process use', () => {
   });
 });
 
+/** One close of the open goal and one resume of the paused project in a session, so that every kind of row exists. */
+async function closeAndResume(session: Record<string, string>): Promise<void> {
+  await mock.post(
+    CLOSE,
+    { goal_id: mock.fixtures.goals['open'], success: 'yes', retrospective: doc('Done.'), success_status: 'achieved' },
+    token('full_access'),
+    session,
+  );
+  await mock.post(RESUME, resumeBody(), token('full_access'), session);
+}
+
 describe('the control endpoints keep their own OpenAPI document (mock/openapi.yaml)', () => {
   it('answers every documented control endpoint with a body that validates against it', async () => {
     const { readFileSync } = await import('node:fs');
@@ -279,13 +290,7 @@ describe('the control endpoints keep their own OpenAPI document (mock/openapi.ya
     if (!isObject(document)) throw new Error('generated/mock-control.json is not a document');
     const validator = createSchemaValidator(document);
     const session = { 'x-mock-session': 'documented' };
-    await mock.post(
-      CLOSE,
-      { goal_id: mock.fixtures.goals['open'], success: 'yes', retrospective: doc('Done.'), success_status: 'achieved' },
-      token('full_access'),
-      session,
-    );
-    await mock.post(RESUME, resumeBody(), token('full_access'), session);
+    await closeAndResume(session);
     const operations = listOperations(document);
     expect(operations.map((o) => o.operationId).sort()).toEqual([
       'getFixtures',
@@ -319,13 +324,7 @@ describe("mock/openapi.yaml's State schema is the mock's data, field for field",
     const state = resolved({ $ref: '#/components/schemas/State' });
     const lists = isObject(state) && isObject(state['properties']) ? state['properties'] : {};
     const session = { 'x-mock-session': 'state-contract' };
-    await mock.post(
-      CLOSE,
-      { goal_id: mock.fixtures.goals['open'], success: 'yes', retrospective: doc('Done.'), success_status: 'achieved' },
-      token('full_access'),
-      session,
-    );
-    await mock.post(RESUME, resumeBody(), token('full_access'), session);
+    await closeAndResume(session);
     const dumped = (await mock.send({ method: 'GET', path: '/__mock/state', headers: session })).json();
     if (!isObject(dumped)) throw new Error('GET /__mock/state is no object');
     expect(Object.keys(dumped).sort()).toEqual(Object.keys(lists).sort());
