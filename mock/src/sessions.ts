@@ -3,6 +3,7 @@
 // operations may be asynchronous (a database shared by several mock processes), and the in-memory implementation
 // below, the default, answers synchronously. The number of sessions is bounded; the least recently used one goes
 // first. The default session (no header) is never evicted.
+import type { components as Control, operations as ControlOperations } from '../../generated/mock-control.ts';
 import type { Seed } from './state.ts';
 import { Store, type StoreOptions } from './store.ts';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES } from './limits.ts';
@@ -28,20 +29,12 @@ export class StoreUnavailable extends Error {
 /** A value now, or later: the in-memory store answers at once, a shared one through a promise. */
 export type Awaitable<T> = T | Promise<T>;
 
-/** One request as the request journal shows it: never a header value, a token or a body. */
-export type RequestEntry = {
-  seq: number;
-  at: string;
-  method: string;
-  path: string;
-  status: number;
-  duration_ms: number;
-  operation: string | null;
-  session: string;
-};
+/** One request as the request journal shows it (mock/openapi.yaml's RequestEntry): never a header value, a token or a body. */
+export type RequestEntry = Control['schemas']['RequestEntry'];
 export type RequestRecord = Omit<RequestEntry, 'seq' | 'session'>;
 
-export type SessionSummary = { name: string; created_at: string; requests: number; events: number };
+/** One session as GET /__mock/sessions lists it. */
+export type SessionSummary = ControlOperations['listSessions']['responses'][200]['content']['application/json']['sessions'][number];
 
 /**
  * Where the sessions' stores are kept. Every operation may answer with a promise. The rules an implementation keeps:
