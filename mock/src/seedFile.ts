@@ -1,7 +1,7 @@
 // Reading a seed from JSON (npm start -- --seed FILE): the whole Seed is validated against mock/openapi.yaml's State
-// and FixtureNames schemas (the rows state.ts's types are generated from; their enums and access levels are the spec's
-// own), and every record's template against the API's Project or Goal. Every error names the path of the first wrong
-// field, so a bad seed is exit 2 at start, never a 500 on every request later.
+// schema (the rows state.ts's types are generated from; their enums and access levels are the spec's own) and the
+// names its Fixtures schema requires, and every record's template against the API's Project or Goal. Every error
+// names the path of the first wrong field, so a bad seed is exit 2 at start, never a 500 on every request later.
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import control from '../../generated/mock-control.json' with { type: 'json' };
 import { isObject, pointerTo, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
