@@ -87,6 +87,15 @@ export class Coverage {
     return created;
   }
 
+  /**
+   * A status of the operation seen on a request the spec does not describe as the operation: another method at its
+   * path answers its documented 405. Counts the status only, not an exchange, a request field or a response field.
+   */
+  status(operationId: string, status: number): void {
+    const entry = this.#of(operationId);
+    entry.statuses[String(status)] = (entry.statuses[String(status)] ?? 0) + 1;
+  }
+
   /** One exchange: the request body as sent (its fields and enum values), the status, and a 200's JSON body. */
   exchange(operationId: string, requestBody: string | Buffer | undefined, status: number, json: unknown): void {
     const op = operationModels().find((o) => o.operationId === operationId);

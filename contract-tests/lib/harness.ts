@@ -182,7 +182,12 @@ export function contract(ctx: TestContext): Contract {
     } catch {
       json = undefined;
     }
-    if (request.outsideSpec) return { request: built, response, violations: [], json };
+    if (request.outsideSpec) {
+      // Another method at the operation's own path: its answer is the operation's documented 405.
+      const otherMethod = request.path === undefined && request.method !== undefined && request.method.toUpperCase() !== request.op.method;
+      if (otherMethod && response.status === 405) coverage.status(request.op.operationId, 405);
+      return { request: built, response, violations: [], json };
+    }
     const { operationId } = request.op;
     const violations = checkResponse(operationId, response);
     coverage.exchange(operationId, built.body, response.status, json);
