@@ -2,6 +2,7 @@
 // its own), bounds every exchange with a timeout, and turns each request into a curl line that reproduces it.
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Violation } from '../../spec/lib/violations.ts';
 
 export type ApiRequest = {
   method: string;
@@ -21,6 +22,9 @@ export type ApiResponse = {
   bytes: Buffer;
   durationMs: number;
 };
+
+/** One request, its answer, and what the checks found in it (JSON parsed, when it was JSON). */
+export type Exchange = { request: ApiRequest; response: ApiResponse; violations: Violation[]; json: unknown };
 
 /** The server did not answer within the configured time. */
 export class RequestTimeout extends Error {

@@ -6,7 +6,7 @@ import { inject, type TestContext } from 'vitest';
 import type {} from './context.ts';
 import { answerRules } from './answer.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
-import { createClient, RequestTimeout, TransportError, type ApiRequest, type ApiResponse, type Client } from './client.ts';
+import { createClient, RequestTimeout, TransportError, type ApiRequest, type ApiResponse, type Client, type Exchange } from './client.ts';
 import { checkResponse, mediaTypeOf } from './conformance.ts';
 import { PERSONAS, recordVariable, tokenVariable, type Persona, type RecordGroup, type RecordStory } from './env.ts';
 import { Coverage } from './coverage.ts';
@@ -75,8 +75,6 @@ type Send = {
   /** For requests the spec does not describe (another method, another path): compare with production only. */
   outsideSpec?: boolean;
 };
-
-export type Exchange = { request: ApiRequest; response: ApiResponse; violations: Violation[]; json: unknown };
 
 /** Per-test helpers bound to the test context (to skip with the missing variable's name, and to record warnings). */
 export type Contract = {

@@ -1,7 +1,7 @@
 // The state rules a client can observe in a 200 response (RULES.md#decision-3; RULES.md#state), as
 // functions from the exchange to violations. Shared by the operation files and the property tests.
 import { isObject } from '../../spec/lib/openapi.ts';
-import type { Exchange } from './harness.ts';
+import type { Exchange } from './client.ts';
 import type { OperationId } from './profiles.ts';
 import { sameRecord } from './id-model.ts';
 import { violation, type Violation } from './violations.ts';

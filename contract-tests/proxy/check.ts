@@ -8,7 +8,7 @@ import { answerRules, type AnswerContext } from '../lib/answer.ts';
 import type { ApiRequest, ApiResponse } from '../lib/client.ts';
 import { checkResponse } from '../lib/conformance.ts';
 import { compare } from '../lib/expected.ts';
-import type { Exchange } from '../lib/harness.ts';
+import type { Exchange } from '../lib/client.ts';
 import { firstHeader, predict, type Knowledge, type Prediction, type RawRequest, type Stage } from '../lib/predict.ts';
 import { CALLER_FIELDS, STATE_RULES } from '../lib/state-rules.ts';
 import { violation, type Violation } from '../lib/violations.ts';
