@@ -242,16 +242,19 @@ function goalRules(goal: JsonObject, at: Path, today: number): Violation[] {
         if (last === null) [expected, why] = ['pending', 'an open goal with no update has status "pending"'];
         else if (isObject(last) && typeof last['status'] === 'string')
           [expected, why] = [last['status'], 'an open goal that is not outdated has the status of its last update'];
-        else if (status === 'achieved') [expected, why] = ['not "achieved"', 'an open goal is achieved only when its success is "yes"'];
+        else if (status === 'achieved')
+          out.push(
+            violation(
+              [...at, 'status'],
+              'agreement.status',
+              `an open goal is achieved only when its success is "yes" (Goal.status/1; RULES.md#state-goal): expected not "achieved"; got "achieved"`,
+            ),
+          );
       }
     }
     if (expected !== undefined && status !== expected)
       out.push(
-        violation(
-          [...at, 'status'],
-          'agreement.status',
-          `${why} (Goal.status/1; RULES.md#state-goal): expected ${typeof expected === 'string' && expected.startsWith('not ') ? expected : shown(expected)}; got ${shown(status)}`,
-        ),
+        violation([...at, 'status'], 'agreement.status', `${why} (Goal.status/1; RULES.md#state-goal): expected ${shown(expected)}; got ${shown(status)}`),
       );
   }
   return out;

@@ -88,8 +88,8 @@ export class Coverage {
   }
 
   /**
-   * A status of the operation seen on a request the spec does not describe as the operation: another method at its
-   * path answers its documented 405. Counts the status only, not an exchange, a request field or a response field.
+   * A status of the operation seen: every exchange's, and on its own the 405 that another method at the operation's
+   * path answers (a request the spec does not describe as the operation: no exchange, request or response field).
    */
   status(operationId: string, status: number): void {
     const entry = this.#of(operationId);
@@ -100,9 +100,9 @@ export class Coverage {
   exchange(operationId: string, requestBody: string | Buffer | undefined, status: number, json: unknown): void {
     const op = operationModels().find((o) => o.operationId === operationId);
     if (!op) return;
+    this.status(operationId, status);
     const entry = this.#of(operationId);
     entry.exchanges++;
-    entry.statuses[String(status)] = (entry.statuses[String(status)] ?? 0) + 1;
     let sent: unknown;
     try {
       sent = requestBody === undefined ? undefined : JSON.parse(requestBody.toString());

@@ -1,6 +1,7 @@
 // Production's answers, as expectations a response is compared with. Fixed bodies come from the spec's own response
 // examples (generated/openapi.json); the messages with a variable part are production's templates from
 // RULES.md#error-table (spec/lib/messages.ts), checked against the spec's examples by contract-tests/selftest/model.test.ts.
+import { isDeepStrictEqual } from 'node:util';
 import { messages } from '../../spec/lib/messages.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
 import type { ApiResponse } from './client.ts';
@@ -59,21 +60,11 @@ export function answers(model: OperationModel) {
 }
 export type Answers = ReturnType<typeof answers>;
 
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
-  if (isObject(a) && isObject(b)) {
-    const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
-  }
-  return false;
-}
-
 function bodyMatches(response: ApiResponse, body: ExpectedBody): boolean {
   if (body.kind === 'schema') return true;
   if (body.kind === 'text') return response.text === body.text;
   try {
-    return deepEqual(JSON.parse(response.text), body.value);
+    return isDeepStrictEqual(JSON.parse(response.text), body.value);
   } catch {
     return false;
   }

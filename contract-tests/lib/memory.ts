@@ -1,8 +1,9 @@
 // What a write leaves alone (RULES.md#left-alone): every answer of a write is compared with the same record's
-// previous answer, and every field the operation does not change (rules.ts WRITES), nested records included, must be
+// previous answer, and every field the operation does not change (state-rules.ts WRITES), nested records included, must be
 // as it was. A nested record that was itself written in between (a project's goal closed, a goal's project resumed)
 // may differ in what its own write changes. The memory is per scope (the caller and the mock session: a record's
 // permissions and notifications are the caller's) and bounded (the oldest record is forgotten first).
+import { isDeepStrictEqual } from 'node:util';
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
 import { decodeId } from './id-model.ts';
 import type { OperationId } from './profiles.ts';
@@ -30,14 +31,6 @@ function uuidOf(record: unknown): string | undefined {
   if (!isObject(record) || typeof record['id'] !== 'string') return undefined;
   const decoded = decodeId(record['id']);
   return decoded.kind === 'uuid' ? decoded.uuid : undefined;
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => sameJson(item, b[i]));
-  if (!isObject(a) || !isObject(b) || Array.isArray(a) || Array.isArray(b)) return false;
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
 }
 
 export class RecordMemory {
@@ -93,12 +86,12 @@ export class RecordMemory {
       return id !== undefined && (this.#writes.get(`${scope}\u0000${id}`) ?? 0) > previous.seq;
     };
     const compare = (before: unknown, after: unknown, at: Path, allowed: ReadonlySet<string>): void => {
-      if (sameJson(before, after)) return;
+      if (isDeepStrictEqual(before, after)) return;
       if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
         for (const [i, item] of before.entries()) compare(item, after[i], [...at, i], NOTHING);
         return;
       }
-      if (isObject(before) && isObject(after) && !Array.isArray(before) && !Array.isArray(after)) {
+      if (isObject(before) && isObject(after)) {
         let mayChange = allowed;
         const type = after['__typename'];
         if (at.length > 3 && typeof type === 'string' && uuidOf(before) === uuidOf(after) && writtenSince(after))
@@ -113,14 +106,13 @@ export class RecordMemory {
       found.push({ at, before, after });
     };
     compare(previous.record, record, ['response', 'body', write.record], new Set(write.changes));
-    const what = operationId === 'resumeProject' ? 'resume' : 'close';
     const violations = found
       .slice(0, REPORTED)
       .map(({ at, before, after }) =>
         violation(
           at,
           'left-alone',
-          `${what} changes only ${write.changes.join(', ')} of the ${write.record} (and, in a nested record written since, what that write changes; RULES.md#left-alone), but this field was ${shown(before)} in the previous answer for the same ${write.record} and is ${shown(after)} now`,
+          `${write.verb} changes only ${write.changes.join(', ')} of the ${write.record} (and, in a nested record written since, what that write changes; RULES.md#left-alone), but this field was ${shown(before)} in the previous answer for the same ${write.record} and is ${shown(after)} now`,
         ),
       );
     if (found.length > REPORTED)
@@ -128,7 +120,7 @@ export class RecordMemory {
         violation(
           ['response', 'body', write.record],
           'left-alone',
-          `and ${found.length - REPORTED} more fields changed that ${what} leaves alone (RULES.md#left-alone)`,
+          `and ${found.length - REPORTED} more fields changed that ${write.verb} leaves alone (RULES.md#left-alone)`,
         ),
       );
     return { violations };

@@ -266,7 +266,7 @@ function sortKeys(value: unknown): unknown {
 
 /**
  * What each operation's write changes in the record it answers with: the answer's key and `__typename` of that record,
- * and the fields the write may change (RULES.md#left-alone). Every other field, nested records included, is what the
+ * the verb messages name the write by, and the fields the write may change (RULES.md#left-alone). Every other field, nested records included, is what the
  * same record's previous answer showed. Resume sets the stored status (so `state` and `status`), recomputes the next
  * check-in (so `is_outdated`) and bumps `updated_at` (RULES.md#state-resume; project_resuming.ex's changeset). Close
  * sets `closed_at` (so `is_closed` and `is_outdated`), `closed_by`, `success`, `success_status` (so `status`), bumps
@@ -274,12 +274,13 @@ function sortKeys(value: unknown): unknown {
  * goal_closing.ex's changeset, goals/retrospective.ex).
  */
 export const WRITES = {
-  resumeProject: { record: 'project', changes: ['state', 'status', 'next_check_in_scheduled_at', 'is_outdated', 'updated_at'] },
+  resumeProject: { record: 'project', verb: 'resume', changes: ['state', 'status', 'next_check_in_scheduled_at', 'is_outdated', 'updated_at'] },
   closeGoal: {
     record: 'goal',
+    verb: 'close',
     changes: ['closed_at', 'is_closed', 'is_outdated', 'closed_by', 'success', 'success_status', 'status', 'updated_at', 'retrospective'],
   },
-} as const satisfies { [K in OperationId]: { record: string; changes: ReadonlyArray<string> } };
+} as const satisfies { [K in OperationId]: { record: string; verb: string; changes: ReadonlyArray<string> } };
 
 /**
  * Where an operation's 200 answer names the person the write is recorded against (empty: it names none). Resume's

@@ -129,6 +129,12 @@ describe('fields that agree (agreement.ts)', () => {
     expect(check({ status: 'achieved' })).toEqual(['agreement.status']);
     expect(check({ success: true, status: 'achieved' })).toEqual([]);
     expect(check({ next_update_scheduled_at: null })).toEqual(expect.arrayContaining(['agreement.outdated']));
+    // Without its last update in the answer, an open goal's status cannot be computed, but it is never "achieved".
+    const { last_check_in: _, ...withoutUpdate } = base;
+    expect(agreementRules({ goal: { ...withoutUpdate, status: 'on_track' } }, TODAY)).toEqual([]);
+    expect(agreementRules({ goal: { ...withoutUpdate, status: 'achieved' } }, TODAY).map((v) => v.message)).toEqual([
+      'an open goal is achieved only when its success is "yes" (Goal.status/1; RULES.md#state-goal): expected not "achieved"; got "achieved"',
+    ]);
   });
 });
 
