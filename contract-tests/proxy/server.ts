@@ -9,6 +9,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { curlLine } from '../lib/client.ts';
 import { mediaTypeOf } from '../lib/conformance.ts';
 import { operationModels } from '../lib/profiles.ts';
+import { MOCK_SESSION_HEADER } from '../lib/target.ts';
 import { firstHeader, tokenOf, type RawRequest } from '../lib/predict.ts';
 import { createMasker } from '../lib/mask.ts';
 import { RecordMemory } from '../lib/memory.ts';
@@ -129,9 +130,17 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
   /** Each record's last answer per caller and mock session, for the left-alone rule. */
   const memory = new RecordMemory();
   const operationPaths: ReadonlySet<string> = new Set(operationModels().map((o) => o.path));
-  /** Scopes whose fixture records were read from the mock before their first write; false: the target is no mock. */
+  /**
+   * Scopes whose fixture records were read from the mock before their first write, as many as the memory keeps
+   * records (the oldest go first: a client inventing sessions cannot grow it); mockTarget false: the target is no mock.
+   */
   const baselined = new Set<string>();
   let mockTarget = true;
+
+  /** The mock session a request names ('' for none): the first X-Mock-Session header. */
+  const sessionOf = (headers: RawRequest['headers']): string => firstHeader(headers, MOCK_SESSION_HEADER) ?? '';
+  /** Whose view of the records an exchange is: the mock session and the caller (knowledge.ts scope). */
+  const scopeOf = (headers: RawRequest['headers']): string => `${sessionOf(headers)} ${knowledge.scope(tokenOf(firstHeader(headers, 'authorization')))}`;
 
   /**
    * When the --tokens file is the mock's fixtures document (the target is this package's mock), before the first
@@ -141,25 +150,26 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
   async function readBaselines(req: IncomingMessage, pathname: string): Promise<void> {
     if (!mockTarget || req.method !== 'POST' || !operationPaths.has(pathname)) return;
     const ids = knowledge.recordIds;
-    const token = tokenOf(typeof req.headers.authorization === 'string' ? req.headers.authorization : undefined);
+    const headers = endToEnd(req.rawHeaders);
+    const token = tokenOf(firstHeader(headers, 'authorization'));
     const persona = token === undefined ? undefined : knowledge.who(token)?.persona;
     if (ids.length === 0 || persona === undefined) return;
-    const session = typeof req.headers['x-mock-session'] === 'string' ? req.headers['x-mock-session'] : '';
-    const scope = `${session} ${knowledge.scope(token)}`;
+    const session = sessionOf(headers);
+    const scope = scopeOf(headers);
     if (baselined.has(scope)) return;
     baselined.add(scope);
+    if (baselined.size > memory.capacity) baselined.delete(baselined.values().next().value ?? scope);
     await Promise.all(
       ids.map(
         (id) =>
           new Promise<void>((resolve) => {
-            const headers: Record<string, string> = { host: target.host, accept: 'application/json', ...(session ? { 'x-mock-session': session } : {}) };
             const view = send(
               {
                 host: target.hostname,
                 port: target.port,
                 method: 'GET',
                 path: `${prefix}/__mock/records/${encodeURIComponent(id)}?as=${persona}`,
-                headers,
+                headers: { host: target.host, accept: 'application/json', ...(session ? { [MOCK_SESSION_HEADER]: session } : {}) },
                 agent,
                 setHost: false,
               },
@@ -250,9 +260,7 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
   }
 
   function file(request: RawRequest, received: Received): { count: number; entry: Entry | undefined } {
-    const session = firstHeader(request.headers, 'x-mock-session') ?? '';
-    const scope = `${session} ${knowledge.scope(tokenOf(firstHeader(request.headers, 'authorization')))}`;
-    const checked = checkExchange(request, received, knowledge, { memory, coverage: log.coverage, scope });
+    const checked = checkExchange(request, received, knowledge, { memory, coverage: log.coverage, scope: scopeOf(request.headers) });
     if (!checked) {
       log.unchecked();
       return { count: 0, entry: undefined };
@@ -538,8 +546,7 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
     if (url.pathname === '/__proxy' || url.pathname.startsWith('/__proxy/')) return control(req, res, url);
     // A mock control that changes state (a reset, a new fixture) changes records unseen: their last answers go.
     if (url.pathname.startsWith('/__mock/') && req.method !== 'GET' && req.method !== 'HEAD') {
-      const session = req.headers['x-mock-session'];
-      const prefixOfSession = `${typeof session === 'string' ? session : ''} `;
+      const prefixOfSession = `${sessionOf(endToEnd(req.rawHeaders))} `;
       memory.forget(prefixOfSession);
       for (const scope of baselined) if (scope.startsWith(prefixOfSession)) baselined.delete(scope);
     }
