@@ -118,7 +118,13 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
     return failure;
   });
 
+  /** Every answer carries the mock's own clock in its Date header: the clock its writes use, which a client reads. */
   async function answerRequest(request: MockRequest): Promise<Framed> {
+    const framed = await frameAnswer(request);
+    return { ...framed, headers: [...framed.headers, ['date', now().toUTCString()]] };
+  }
+
+  async function frameAnswer(request: MockRequest): Promise<Framed> {
     const startedAt = request.receivedAt ?? performance.now();
     const method = request.method.toUpperCase();
     const host = request.header('host');

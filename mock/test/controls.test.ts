@@ -43,7 +43,7 @@ describe('sessions (X-Mock-Session)', () => {
   });
 
   it('keeps at most maxSessions named sessions, dropping the least recently used', async () => {
-    const sessions = new MemorySessions(defaultSeed(), { now: () => new Date() }, 2);
+    const sessions = new MemorySessions(defaultSeed(), { now: () => new Date('2025-06-18T10:30:00Z') }, 2);
     const first = sessions.get('one').store.state.projects[0];
     if (!first) throw new Error('the seed has no project');
     first.name = 'changed in one';

@@ -485,8 +485,9 @@ describe.skipIf(missing !== undefined)(`two mocks on one Redis${missing ? ` (${m
 
     it("keeps a session's threads within the byte budget in Redis as in memory: the same threads kept, the same 507", async () => {
       const seed = defaultSeed();
-      const options = { seed, maxSessionBytes: 256 * 1024 };
-      const shared = await serve({ ...options, sessions: await open('budget', { seed, storeOptions: { now: () => new Date(), maxBytes: 256 * 1024 } }) });
+      const now = (): Date => new Date('2025-06-18T10:30:00Z');
+      const options = { seed, now, maxSessionBytes: 256 * 1024 };
+      const shared = await serve({ ...options, sessions: await open('budget', { seed, storeOptions: { now, maxBytes: 256 * 1024 } }) });
       const memory = await serve({ ...options, seed: structuredClone(seed) });
       const threads = async (port: number): Promise<string[]> => {
         for (let i = 0; i < 6; i++) expect((await received(port, resume(doc(String.fromCharCode(97 + i).repeat(100 * 1024))))).status).toBe(200);

@@ -8,6 +8,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
 import { DEFAULT_BODY_LIMIT, defaultSeed } from '../src/index.ts';
+import { nextWeeklyCheckIn } from '../src/rules.ts';
 import { REQUEST_JOURNAL_LIMIT } from '../src/sessions.ts';
 import { EVENT_JOURNAL_LIMIT } from '../src/store.ts';
 import { ALL_KNOWN_ISSUES } from './fuzz/arbitraries.ts';
@@ -280,6 +281,12 @@ describe('limits with clear answers', () => {
 // ── concurrency ──────────────────────────────────────────────────────────────────────────────────────────────────
 
 describe('concurrent writes to one record', () => {
+  /**
+   * The mock's clock for these writes: a Thursday, the day on which each resume moves a check-in due tomorrow to the
+   * Friday after (rules.ts nextWeeklyCheckIn), so the writes' order shows in their answers. Fixed, so the test means
+   * the same on every day it runs.
+   */
+  const THURSDAY = '2026-11-26T12:00:00Z';
   let shared: RunningMock;
   /** Seed UUIDs by story and persona; a second editor (the reviewer, full access) gets a token of its own. */
   const seed = defaultSeed();
@@ -297,7 +304,7 @@ describe('concurrent writes to one record', () => {
       read_only: false,
     });
     seed.fixtures.tokens['reviewer'] = reviewerToken;
-    shared = await startMock({ seed });
+    shared = await startMock({ seed, now: () => new Date(THURSDAY) });
   });
   afterAll(() => shared.close());
 
@@ -402,9 +409,19 @@ describe('concurrent writes to one record', () => {
     audit(state, await seedState(), events, writes, accepted, 'project_resuming');
     const project = state.projects.find((p) => p['uuid'] === uuid(seed.fixtures.projects, 'paused'));
     expect(project?.['stored_status']).toBe('active');
-    // Every accepted answer saw the same clock-derived next check-in, and the state holds it.
-    const checkIns = new Set(responses.filter((r) => r.status === 200).map((r) => obj(bodyOf(r), 'project')['next_check_in_scheduled_at']));
-    expect([...checkIns]).toEqual([project?.['next_check_in_scheduled_at']]);
+    // The writes were applied one at a time: the k-th accepted answer saw the rule applied k times to the seed's
+    // check-in (on a Thursday a resume moves a check-in due tomorrow a week further), and the state holds the last.
+    const seeded = (await seedState()).projects.find((p) => p['uuid'] === uuid(seed.fixtures.projects, 'paused'));
+    const sequence: string[] = [];
+    let due = strOrNull(seeded ?? {}, 'next_check_in_scheduled_at');
+    for (let k = 0; k < accepted.size; k++) {
+      due = nextWeeklyCheckIn(due, new Date(THURSDAY));
+      sequence.push(due);
+    }
+    expect(new Set(sequence).size).toBeGreaterThan(1);
+    const checkIns = responses.filter((r) => r.status === 200).map((r) => str(obj(bodyOf(r), 'project'), 'next_check_in_scheduled_at'));
+    expect(checkIns.toSorted()).toEqual(sequence.toSorted());
+    expect(project?.['next_check_in_scheduled_at']).toBe(sequence.at(-1));
   });
 
   it('100 concurrent closes of one goal: consistent rows, and the goal ends as the last accepted write left it', async () => {

@@ -238,3 +238,16 @@ describe('a billing read-only company (RULES.md#company-read-only)', () => {
     }
   });
 });
+
+describe('the mock’s clock (issue 32)', () => {
+  it('dates every answer by the clock its writes use: a write, a refused request and a control all carry it in Date', async () => {
+    clock = new Date('2025-06-19T23:59:59Z'); // a Thursday, a second before midnight UTC
+    const written = await mock.post(RESUME, { project_id: mock.fixtures.projects['paused'], message: doc('On.') }, token('full_access'));
+    const refused = await mock.post(RESUME, { project_id: mock.fixtures.projects['paused'], message: doc('On.') }, 'opk_not-a-token');
+    const control = await mock.send({ method: 'GET', path: '/__mock/fixtures' });
+    expect([written.status, refused.status, control.status]).toEqual([200, 401, 200]);
+    expect([written.headers['date'], refused.headers['date'], control.headers['date']]).toEqual(Array(3).fill('Thu, 19 Jun 2025 23:59:59 GMT'));
+    const body = written.json();
+    expect(isObject(body) && isObject(body['project']) ? body['project']['next_check_in_scheduled_at'] : undefined).toBe('2025-06-20T00:00:00Z');
+  });
+});
