@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { loadDocument, type JsonObject } from '../spec/lib/openapi.ts';
 import { DOCUMENT_URL } from '../spec/lib/files.ts';
 import { changesSection } from './changes.ts';
+import { sampleLanguageList } from './sample-languages.ts';
 import { generateSamples, withCodeSamples } from './samples.ts';
 import { tryItScript } from './tryit.ts';
 
@@ -72,7 +73,7 @@ export function buildDocs(output: string = DOCS_PAGE): string {
   writeFileSync(output, html);
 
   const operations = generateSamples(loadDocument()).map((s) => `${s.operationId} (${s.examples.length} examples)`);
-  return `wrote ${relative(process.cwd(), output) || output} (${Buffer.byteLength(html)} bytes) with curl and TypeScript samples for ${operations.join(', ')}`;
+  return `wrote ${relative(process.cwd(), output) || output} (${Buffer.byteLength(html)} bytes) with ${sampleLanguageList()} samples for ${operations.join(', ')}`;
 }
 
 if (import.meta.main) {

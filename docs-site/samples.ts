@@ -1,7 +1,9 @@
-// The code samples of the reference docs (`x-codeSamples`), generated from the spec: one curl and one TypeScript
-// sample per operation, each showing every named request example of the operation. Nothing here knows a field,
-// a path or an example value; all of it is read from the bundled document, so the samples change with the spec.
+// The code samples of the reference docs (`x-codeSamples`), generated from the spec: a curl, a TypeScript (the typed
+// client), a JavaScript (fetch) and a Python sample per operation (sample-languages.ts), each showing every named
+// request example of the operation. Nothing here knows a field, a path or an example value; all of it is read from
+// the bundled document, so the samples change with the spec.
 import { dereference, isObject, pointerTo, resolvePointer, type JsonObject } from '../spec/lib/openapi.ts';
+import { SAMPLE_LANGUAGES } from './sample-languages.ts';
 
 /** The module specifier consumers import the typed client from (package.json `exports['./client']`). */
 export const CLIENT_MODULE = 'service-external-api/client';
@@ -77,12 +79,7 @@ export function generateSamples(document: JsonObject): OperationSamples[] {
 
 /** `x-codeSamples` for one operation: curl, TypeScript with the typed client, plain fetch, Python. */
 export function toCodeSamples(samples: OperationSamples): CodeSample[] {
-  return [
-    { lang: 'bash', label: 'curl', source: samples.curl },
-    { lang: 'typescript', label: 'TypeScript', source: samples.typescript },
-    { lang: 'javascript', label: 'JavaScript', source: samples.fetch },
-    { lang: 'python', label: 'Python', source: samples.python },
-  ];
+  return SAMPLE_LANGUAGES.map(({ lang, label, key }) => ({ lang, label, source: samples[key] }));
 }
 
 /** A copy of the document with `x-codeSamples` on every operation; the argument is not changed. */
@@ -144,12 +141,16 @@ export function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
+/**
+ * One curl call per example: silent but for errors (`-sS`: no progress meter), and each answer ends with a newline
+ * (`-w '\n'`), so the answers of several calls are one per line instead of running together.
+ */
 function curlSample(method: string, url: string, examples: NamedExample[]): string {
   return examples
     .map((example) =>
       [
         `# ${example.summary ?? example.key}`,
-        `curl -X ${method.toUpperCase()} ${shellQuote(url)} \\`,
+        `curl -sS -w '\\n' -X ${method.toUpperCase()} ${shellQuote(url)} \\`,
         `  -H "Authorization: Bearer $${TOKEN_VARIABLE}" \\`,
         `  -H 'Content-Type: application/json' \\`,
         `  --data-raw ${shellQuote(JSON.stringify(example.value, null, 2))}`,

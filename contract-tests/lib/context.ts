@@ -1,5 +1,5 @@
 // What vitest carries for the suite: the resolved target (provided once by setup.ts to every test file) and what each
-// test leaves for the reporter (its warnings, the property seed). Types only.
+// test leaves for the reporter (its warnings, the property seed, what it failed on). Types only.
 import type { CoverageData } from './coverage.ts';
 import type { ResolvedTarget } from './target.ts';
 import type { Violation } from './violations.ts';
@@ -15,5 +15,7 @@ declare module 'vitest' {
     contractCoverage?: CoverageData;
     /** The fast-check seed a property test ran with. */
     contractSeed?: number;
+    /** The exchange a failed test failed on: its request as a curl line (tokens masked) and its errors. */
+    contractFailure?: { request: string; violations: Violation[] };
   }
 }

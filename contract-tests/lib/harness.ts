@@ -16,7 +16,7 @@ import { RecordMemory } from './memory.ts';
 import type { OperationModel } from './profiles.ts';
 import { CALLER_FIELDS } from './state-rules.ts';
 import { MOCK_SESSION_HEADER, probeRequest, resetMock, type ResolvedTarget } from './target.ts';
-import { ContractFailure, errorsOf, excerpt, formatViolation, warningsOf, type Violation } from './violations.ts';
+import { ContractFailure, errorsOf, excerpt, formatViolation, violation, warningsOf, type Violation } from './violations.ts';
 
 export type Target = ResolvedTarget & { client: Client };
 
@@ -124,11 +124,15 @@ export function contract(ctx: TestContext): Contract {
   const describeResponse = (response: ApiResponse): string =>
     `${response.status} ${mediaTypeOf(response.headers['content-type']) ?? '(no Content-Type)'}, ${response.bytes.length} bytes: ${excerpt(response.text, 400)}`;
 
-  const fail = (request: ApiRequest, response: ApiResponse | undefined, violations: Violation[], reason?: string): never => {
-    const lines = [ctx.task.name, `  request:  ${t.client.curl(request)}`];
+  const fail = (request: ApiRequest, response: ApiResponse | undefined, violations: Violation[], reason?: { code: string; message: string }): never => {
+    const curl = t.client.curl(request);
+    const lines = [ctx.task.name, `  request:  ${curl}`];
     if (response) lines.push(`  response: ${describeResponse(response)}`);
-    if (reason) lines.push(`  ✗ error   ${reason}`);
+    if (reason) lines.push(`  ✗ error   ${reason.message}`);
     for (const v of [...errorsOf(violations), ...warningsOf(violations)]) lines.push(`  ${formatViolation(v)}`);
+    // For the reporter's list of distinct violations (the last failing exchange: a property's shrunk counterexample).
+    const errors = errorsOf(violations);
+    ctx.task.meta.contractFailure = { request: curl, violations: reason ? [violation(['response'], reason.code, reason.message), ...errors] : errors };
     throw new ContractFailure(lines.join('\n'), violations);
   };
 
@@ -170,8 +174,8 @@ export function contract(ctx: TestContext): Contract {
     try {
       response = await t.client.send(built);
     } catch (error) {
-      if (error instanceof RequestTimeout) return fail(built, undefined, [], `timeout: ${error.message}`);
-      if (error instanceof TransportError) return fail(built, undefined, [], `no HTTP response: ${error.message}`);
+      if (error instanceof RequestTimeout) return fail(built, undefined, [], { code: 'timeout', message: `timeout: ${error.message}` });
+      if (error instanceof TransportError) return fail(built, undefined, [], { code: 'no-response', message: `no HTTP response: ${error.message}` });
       throw error;
     }
     let json: unknown;

@@ -1,7 +1,9 @@
 // The contract reporter: at the end of every run, the failures in full (rule, curl line, response, violations), a
 // table of operation × check with pass/fail/skip counts, the skipped tests grouped by the variable they need, the
-// warnings grouped by kind, the coverage (one line per operation; as JSON with --coverage), and one closing line. Tests are grouped by their first two suite names: the operationId
-// and the check (`describe(operationId) > describe(check) > it(rule)`).
+// warnings grouped by kind, the coverage (one line per operation; as JSON with --coverage), the distinct violations
+// (each code and place once, with how many answers had it and one curl line that shows it), and the verdict as the
+// last line. Tests are grouped by their first two suite names: the operationId and the check
+// (`describe(operationId) > describe(check) > it(rule)`).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Reporter, SerializedError, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
@@ -32,6 +34,12 @@ const EXPECTED: ReadonlySet<string> = new Set(['content-type.missing']);
 const CHECK_ORDER = ['auth', 'order', 'validation', 'ids', 'permissions', 'transport', 'state', 'responses', 'properties'];
 const order = (list: ReadonlyArray<string>, item: string): number => (list.includes(item) ? list.indexOf(item) : list.length);
 
+/** One violation as the closing list shows it: a code at a place, over every answer that had it. */
+type Distinct = { code: string; where: string; message: string; answers: number; operations: Set<string>; request: string | undefined };
+
+/** Where, with any array index as `[*]`: the same field of every element is one place. */
+const whereOf = (location: ReadonlyArray<string | number>): string => formatLocation(location).replace(/\[\d+\]/g, '[*]');
+
 const pad = (text: string, width: number): string => text + ' '.repeat(Math.max(0, width - text.length));
 const padStart = (text: string, width: number): string => ' '.repeat(Math.max(0, width - text.length)) + text;
 
@@ -58,6 +66,7 @@ export default class ContractReporter implements Reporter {
     const lines: string[] = [];
     const rows = new Map<string, Counts>();
     const failures: Array<{ name: string; messages: string[] }> = [];
+    const distinct = new Map<string, Distinct>();
     const skips = new Map<string, string[]>();
     const warnings = new Map<string, { count: number; example: Violation; tests: Set<string>; where: string }>();
     const total: Counts = { passed: 0, failed: 0, skipped: 0 };
@@ -81,10 +90,22 @@ export default class ContractReporter implements Reporter {
           row.failed++;
           total.failed++;
           // A contract failure's message opens with the rule, which is the test's name: print it once.
-          failures.push({
-            name: test.fullName,
-            messages: result.errors.map((e) => (e.message.startsWith(`${test.name}\n`) ? e.message.slice(test.name.length + 1) : e.message)),
-          });
+          const messages = result.errors.map((e) => (e.message.startsWith(`${test.name}\n`) ? e.message.slice(test.name.length + 1) : e.message));
+          failures.push({ name: test.fullName, messages });
+          // Each failed test failed on one answer: its violations count once each. A test that failed otherwise (an
+          // assertion, the server unreachable) is one entry of its own message.
+          const failure = test.meta().contractFailure;
+          const found =
+            failure && failure.violations.length > 0
+              ? failure.violations.map((v) => ({ code: v.code, where: whereOf(v.location), message: v.message, request: failure.request }))
+              : [{ code: 'test', where: check, message: (messages[0] ?? '').split('\n')[0]?.trim() ?? '', request: undefined }];
+          const once = new Map(found.map((f) => [`${f.code}\u0000${f.where}${f.code === 'test' ? `\u0000${f.message}` : ''}`, f] as const));
+          for (const [key, first] of once) {
+            const entry = distinct.get(key) ?? { ...first, answers: 0, operations: new Set<string>() };
+            entry.answers++;
+            entry.operations.add(operation);
+            distinct.set(key, entry);
+          }
         } else {
           row.skipped++;
           total.skipped++;
@@ -222,6 +243,21 @@ export default class ContractReporter implements Reporter {
         '',
         `strict (CONTRACT_STRICT=1 or --strict): the ${total.skipped} skipped test${total.skipped === 1 ? '' : 's'} above count${total.skipped === 1 ? 's' : ''} as failures; give the variables they need`,
       );
+    if (total.passed + total.failed === 0 && errors === 0) lines.push('', 'contract: nothing was checked (every test was skipped); give the variables above');
+    // What QA fixes, once each: a fault that many tests meet (a field missing from every answer) is one line here.
+    if (distinct.size > 0) {
+      const entries = [...distinct.values()].sort((x, y) => y.answers - x.answers || x.code.localeCompare(y.code) || x.where.localeCompare(y.where));
+      lines.push(
+        '',
+        `distinct violations: ${entries.length}, in ${total.failed} failed test${total.failed === 1 ? '' : 's'} (code, where, how many answers had it, one request that shows it):`,
+      );
+      for (const entry of entries) {
+        lines.push(
+          `  ✗ ${entry.code}  ${entry.where}  in ${entry.answers} answer${entry.answers === 1 ? '' : 's'} (${[...entry.operations].join(', ')}): ${entry.message}`,
+        );
+        if (entry.request !== undefined) lines.push(`    e.g. ${entry.request}`);
+      }
+    }
     const ok = total.failed === 0 && errors === 0 && !(strict && total.skipped > 0);
     // A refused token explains most failures: the last line, where a CI log is read, says so.
     const refused = provided?.refused ?? [];

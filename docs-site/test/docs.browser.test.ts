@@ -155,7 +155,7 @@ describe.skipIf(missing)(
           const language = section.getByRole('button', { name: 'curl', exact: true });
           await language.scrollIntoViewIfNeeded();
           const code = section.locator('[data-component-name="CodeBlock/CodeBlock"]').first();
-          await expect.poll(() => code.textContent()).toContain(`curl -X POST '${operation.url}'`);
+          await expect.poll(() => code.textContent()).toContain(`curl -sS -w '\\n' -X POST '${operation.url}'`);
           await language.click();
           await page.getByRole('menuitem', { name: 'TypeScript', exact: true }).click();
           await expect.poll(() => code.textContent()).toContain(`await api.${operation.operationId}({`);
@@ -168,7 +168,7 @@ describe.skipIf(missing)(
           // Back to curl, so the screenshot shows the first language.
           await section.getByRole('button', { name: 'TypeScript', exact: true }).click();
           await page.getByRole('menuitem', { name: 'curl', exact: true }).click();
-          await expect.poll(() => code.textContent()).toContain('curl -X POST');
+          await expect.poll(() => code.textContent()).toContain("curl -sS -w '\\n' -X POST");
         });
       });
     }

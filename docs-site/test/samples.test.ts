@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dereference, isObject, loadDocument, pointerTo, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
+import { SAMPLE_LANGUAGES, sampleLanguageList } from '../sample-languages.ts';
 import { CLIENT_MODULE, generateSamples, shellQuote, toCodeSamples, tsLiteral, withCodeSamples, type OperationSamples } from '../samples.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -85,7 +86,7 @@ describe('generated samples', () => {
     const server = resolvePointer(document, '#/servers/0/variables/base_url/default');
     expect(server).toBe('http://127.0.0.1:4010');
     for (const s of samples) {
-      expect(s.curl).toContain(`curl -X POST '${String(server)}${s.path}'`);
+      expect(s.curl).toContain(`curl -sS -w '\\n' -X POST '${String(server)}${s.path}'`);
       expect(s.curl).toContain('-H "Authorization: Bearer $API_TOKEN"');
       expect(s.typescript).toContain(`import { createClient } from '${CLIENT_MODULE}';`);
       expect(s.typescript).toContain(`baseUrl: '${String(server)}'`);
@@ -112,6 +113,12 @@ describe('generated samples', () => {
       expect(resolvePointer(copy, pointerTo('paths', s.path, s.method, 'x-codeSamples'))).toEqual(toCodeSamples(s));
       expect(toCodeSamples(s).map((c) => c.label)).toEqual(['curl', 'TypeScript', 'JavaScript', 'Python']);
     }
+  });
+
+  it("are the languages the page's code-sample menu lists (docs-site/redocly.yaml), and the ones the docs command names", () => {
+    const config = readFileSync(join(root, 'docs-site', 'redocly.yaml'), 'utf8');
+    expect([...config.matchAll(/^ {6}- lang: (.+)$/gm)].map((m) => m[1])).toEqual(SAMPLE_LANGUAGES.map((l) => l.label));
+    expect(sampleLanguageList()).toBe('curl, TypeScript, JavaScript and Python');
   });
 
   it('write rich text as JSON.stringify of the document, and plain strings safely quoted', () => {
@@ -306,6 +313,14 @@ describe('every sample, as a consumer pastes it, runs against the mock: 200 for 
         if (isObject(variable)) variable['default'] = baseUrl;
       }),
     );
+  /** The one key of the operation's 200 body (`project`, `goal`), from its first response example. */
+  const successRecord = (s: OperationSamples): string => {
+    const response = dereference(document, pointerTo('paths', s.path, s.method, 'responses', '200'));
+    const examples = resolvePointer(document, `${response.pointer}/content/application~1json/examples`);
+    const first = isObject(examples) ? Object.keys(examples)[0] : undefined;
+    const value = first === undefined ? undefined : dereference(document, `${response.pointer}/content/application~1json/examples/${first}`).value;
+    return isObject(value) && isObject(value['value']) ? (Object.keys(value['value'])[0] ?? '') : '';
+  };
   const reset = async (): Promise<void> => {
     expect((await fetch(`${baseUrl}/__mock/reset`, { method: 'POST' })).status).toBe(200);
   };
@@ -342,10 +357,24 @@ describe('every sample, as a consumer pastes it, runs against the mock: 200 for 
     }
   });
 
-  it.skipIf(!curl)('curl', async () => {
+  it.skipIf(!curl)('curl, as pasted: no progress meter, each answer on its own line, the record of a 200', async () => {
     for (const s of against()) {
       await reset();
-      const withStatus = s.curl.replaceAll('curl -X', "curl -sS -w ' %{http_code}\\n' -X");
+      const result = await run('bash', ['-e', '-c', s.curl], { ...process.env, API_TOKEN: token });
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.stderr).toBe('');
+      const lines = result.stdout.split('\n');
+      expect(lines.pop()).toBe('');
+      // One line per answer, each the 200 body: the record the operation answers with, under its one key.
+      expect(lines.map((line) => Object.keys(JSON.parse(line) as JsonObject))).toEqual(s.examples.map(() => [successRecord(s)]));
+    }
+  });
+
+  it.skipIf(!curl)('curl, with the status written after each answer', async () => {
+    for (const s of against()) {
+      await reset();
+      const withStatus = s.curl.replaceAll("-w '\\n'", "-w ' %{http_code}\\n'");
+      expect(withStatus).not.toBe(s.curl);
       const result = await run('bash', ['-e', '-c', withStatus], { ...process.env, API_TOKEN: token });
       expect(result.status, result.stderr).toBe(0);
       expect([...result.stdout.matchAll(/ (\d{3})$/gm)].map((m) => Number(m[1]))).toEqual(s.examples.map(() => 200));

@@ -1,11 +1,11 @@
 // One behaviour, every adapter (issue 14): the shared table (behaviour.ts: the error table byte for byte, the state
 // rules, the controls) run against the Express app over HTTP and against the MSW handlers through msw/node and
-// fetch. The same table runs in Chromium with MSW's service worker in msw.browser.test.ts.
-import { setupServer } from 'msw/node';
+// fetch, on every msw major the peer range admits (msw-majors.ts). The same table runs in Chromium with MSW's service
+// worker in msw.browser.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMockHandlers } from '../src/msw.ts';
 import { behaviourTable, runCase, seedFixtures, type Exchange, type Transport } from './behaviour.ts';
 import { startMock, type RunningMock, type Sent } from './http.ts';
+import { MSW_PACKAGES, mswInNode, type MswInNode } from './msw-majors.ts';
 
 const table = behaviourTable(seedFixtures());
 
@@ -43,15 +43,25 @@ describe('Express over HTTP (createMockApp)', () => {
   });
 });
 
-describe('MSW in Node (msw/node setupServer, fetch)', () => {
+describe.each(MSW_PACKAGES)('MSW in Node (%s/node setupServer, fetch)', (name) => {
   const BASE = 'http://api.mock.test';
-  const handlers = createMockHandlers({ baseUrl: BASE, bodyLimit: 4096 });
-  const server = setupServer(...handlers);
-  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-  afterAll(() => server.close());
+  let msw: MswInNode;
+  let handlers: ReturnType<MswInNode['createMockHandlers']>;
+  let server: ReturnType<MswInNode['setupServer']> | undefined;
+  beforeAll(async () => {
+    msw = await mswInNode(name);
+    handlers = msw.createMockHandlers({ baseUrl: BASE, bodyLimit: 4096 });
+    server = msw.setupServer(...handlers);
+    server.listen('error');
+  });
+  afterAll(() => server?.close());
   const transport: Transport = async (sent) => exchangeOf(await fetch(`${BASE}${sent.path}`, fetchInit(sent)));
   it.each(table.map((c, i) => [c.name, c, i] as const))('%s', async (_name, behaviour, i) => {
-    behaviour.check(await runCase(transport, behaviour, `msw-${i}`));
+    behaviour.check(await runCase(transport, behaviour, `${name}-${i}`));
+  });
+
+  it(`the handlers are ${name}'s own (mock/src/msw.ts loaded with its msw import bound to ${name})`, () => {
+    expect(handlers[0]).toBeInstanceOf(msw.HttpHandler);
   });
 
   it("reset(), state() and events() work on the handlers' session without HTTP", async () => {

@@ -11,13 +11,21 @@ import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, explain, ROOT, run } from './run.ts';
 import { loadDocument } from '../lib/openapi.ts';
+import { SAMPLE_LANGUAGES, sampleLanguageList } from '../../docs-site/sample-languages.ts';
+import { MSW_PACKAGES } from '../../mock/test/msw-majors.ts';
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string;
   version: string;
   exports: Record<string, string | Record<string, string>>;
   bin: Record<string, string>;
+  peerDependencies: Record<string, string>;
 };
+/** The version of a package this repository installed (a devDependency, or an alias of one: `msw3` is msw 3). */
+const installedVersion = (name: string): string =>
+  (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+/** One msw of each major the handlers are tested on, oldest first: the last one stays installed for the tests after. */
+const MSW_VERSIONS = MSW_PACKAGES.map(installedVersion);
 const operationIds = Object.values(loadDocument()['paths'] as Record<string, Record<string, { operationId: string }>>).flatMap((item) =>
   Object.values(item).map((op) => op.operationId),
 );
@@ -114,18 +122,24 @@ const server = app.listen(0, '127.0.0.1', async () => {
     expect(printed).toEqual({ paused: printed.paused, status: 200, id: printed.paused, state: 'active' });
   }, 40_000);
 
-  it('with msw installed beside it, setupServer(...createMockHandlers()) answers fetch like npm start: 200, the plain-text 403, state kept, reset()', async () => {
-    const msw = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'msw', 'package.json'), 'utf8')) as { version: string };
-    const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `msw@${msw.version}`], { cwd: consumer, timeout: 180_000 });
-    expect(install.status, explain(install)).toBe(0);
-    writeFileSync(
-      join(consumer, 'msw.mjs'),
-      `import { setupServer } from 'msw/node';
+  // Every msw major the peer range admits, at the version this repository tests it with (devDependencies `msw` and
+  // `msw3`, an alias): installed after the package, as a frontend team adds it, without --legacy-peer-deps.
+  it.each(MSW_VERSIONS)(
+    'with msw %s installed after it (no --legacy-peer-deps), setupServer(...createMockHandlers()) answers fetch like npm start: 200, the plain-text 403, state kept, reset(); and it type-checks strictly',
+    async (version) => {
+      expect(manifest.peerDependencies['msw']?.split(' || ')).toContain(`^${version.split('.')[0] ?? ''}.0.0`);
+      const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `msw@${version}`], { cwd: consumer, timeout: 180_000 });
+      expect(install.status, explain(install)).toBe(0);
+      expect(install.stderr).not.toMatch(/ERESOLVE|peer/i);
+      expect((JSON.parse(readFileSync(join(consumer, 'node_modules', 'msw', 'package.json'), 'utf8')) as { version: string }).version).toBe(version);
+      writeFileSync(
+        join(consumer, 'msw.mjs'),
+        `import { setupServer } from 'msw/node';
 import { createMockHandlers } from 'service-external-api/msw';
 const baseUrl = 'https://api.example.test';
 const mock = createMockHandlers({ baseUrl });
 const server = setupServer(...mock);
-server.listen({ onUnhandledRequest: 'error' });
+server.listen({ onUnhandledRequest: 'error', onUnhandledFrame: 'error' }); // msw 2's name, msw 3's name
 const fixtures = await mock.fixtures();
 const resume = (token) => fetch(baseUrl + '/api/external/v1/projects/resume', { method: 'POST', headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json' }, body: JSON.stringify({ project_id: fixtures.projects.paused, message: '{"type":"doc","content":[]}' }) });
 const readOnly = await resume(fixtures.tokens.read_only);
@@ -140,17 +154,42 @@ out.afterReset = (await mock.events()).length;
 server.close();
 console.log(JSON.stringify(out));
 `,
-    );
-    const result = await run(process.execPath, ['msw.mjs'], { cwd: consumer, timeout: 30_000 });
-    expect(result.status, explain(result)).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({
-      readOnly: [403, null, 'Read-only API tokens cannot execute mutations'],
-      first: [200, 'application/json; charset=utf-8', 'active'],
-      again: [200, 'active'],
-      events: 2,
-      afterReset: 0,
-    });
-  }, 200_000);
+      );
+      const result = await run(process.execPath, ['msw.mjs'], { cwd: consumer, timeout: 30_000 });
+      expect(result.status, explain(result)).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({
+        readOnly: [403, null, 'Read-only API tokens cannot execute mutations'],
+        first: [200, 'application/json; charset=utf-8', 'active'],
+        again: [200, 'active'],
+        events: 2,
+        afterReset: 0,
+      });
+      // The same in TypeScript, strict and with skipLibCheck: false: the package's types meet that msw's.
+      writeFileSync(
+        join(consumer, 'msw-types.ts'),
+        `import { setupServer } from 'msw/node';
+import { createMockHandlers, type MockHandlers } from 'service-external-api/msw';
+const mock: MockHandlers = createMockHandlers({ baseUrl: 'https://api.example.test' });
+export const server = setupServer(...mock);
+export const tokens = async (): Promise<string[]> => Object.values((await mock.fixtures()).tokens);
+`,
+      );
+      writeFileSync(
+        join(consumer, 'tsconfig.msw.json'),
+        JSON.stringify({
+          compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, skipLibCheck: false, noEmit: true },
+          files: ['msw-types.ts'],
+        }),
+      );
+      const tsc = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.msw.json'], {
+        cwd: consumer,
+        timeout: 120_000,
+      });
+      expect(tsc.status, explain(tsc)).toBe(0);
+      expect(tsc.stdout).toBe('');
+    },
+    300_000,
+  );
 
   it("the README's frontend test example runs green with the consumer's own vitest", async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -167,6 +206,64 @@ console.log(JSON.stringify(out));
     expect(result.status, explain(result)).toBe(0);
     expect(stripVTControlCharacters(result.stdout)).toMatch(/✓ test\/resume\.test\.ts > resumes the paused project/);
   }, 100_000);
+
+  it("the README's quick-start install line brings every package tsc loads for its frontend example (strict, skipLibCheck: false): @types/express too", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const line = /A frontend test against the mock[^\n]*`npm install -D ([^`]+)`/.exec(readme)?.[1];
+    expect(line, 'README.md gives the install line of the frontend example').toBeDefined();
+    const named = (line ?? '').split(' ').filter((word) => word !== '');
+    const example = /A frontend test against the mock[^\n]*\n+```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    mkdirSync(join(consumer, 'quick-start'), { recursive: true });
+    writeFileSync(join(consumer, 'quick-start', 'resume.test.ts'), example);
+    writeFileSync(
+      join(consumer, 'tsconfig.quick-start.json'),
+      JSON.stringify({
+        // `types: []`: only what the example's imports reach is loaded, not every @types package the other tests
+        // installed here (with the default, tsc would load those too, and a user's project has none of them).
+        compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, skipLibCheck: false, noEmit: true, types: [] },
+        files: ['quick-start/resume.test.ts'],
+      }),
+    );
+    const result = await run(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.quick-start.json', '--traceResolution'],
+      {
+        cwd: consumer,
+        timeout: 120_000,
+      },
+    );
+    const errors = result.stdout.split('\n').filter((l) => /error TS\d+/.test(l));
+    expect(errors).toEqual([]);
+    expect(result.status, explain(result)).toBe(0);
+    // The packages tsc loaded, by their package ids (`@types/express/index.d.ts@5.0.6` → @types/express).
+    const loaded = new Set([...result.stdout.matchAll(/with Package ID '((?:@[^/]+\/)?[^/@]+)\//g)].map((m) => m[1] ?? ''));
+    expect(loaded).toContain('service-external-api');
+    // What the line installs: its packages and what npm installs with them (dependencies, and peers not optional).
+    const lock = JSON.parse(readFileSync(join(consumer, 'node_modules', '.package-lock.json'), 'utf8')) as {
+      packages: Record<
+        string,
+        {
+          dependencies?: Record<string, string>;
+          optionalDependencies?: Record<string, string>;
+          peerDependencies?: Record<string, string>;
+          peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+        }
+      >;
+    };
+    const installs = new Set<string>();
+    const pending = named.map((spec) => spec.replace(/(.)@.*$/, '$1'));
+    for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+      if (installs.has(name)) continue;
+      installs.add(name);
+      const entry = lock.packages[`node_modules/${name}`];
+      const peers = Object.keys(entry?.peerDependencies ?? {}).filter((peer) => entry?.peerDependenciesMeta?.[peer]?.optional !== true);
+      pending.push(...Object.keys(entry?.dependencies ?? {}), ...Object.keys(entry?.optionalDependencies ?? {}), ...peers);
+    }
+    expect(
+      [...loaded].filter((name) => !installs.has(name)),
+      `loaded by tsc but not installed by: npm install -D ${line ?? ''}`,
+    ).toEqual([]);
+  }, 130_000);
 
   it('tsc --noEmit (nodenext, strict, skipLibCheck: false) is clean for a file importing every entry point', async () => {
     writeFileSync(
@@ -224,24 +321,41 @@ export const wrong = () => api.closeGoal({ goal_id: 'g', success: 'yes', retrosp
     expect(unknown.stderr).toMatch(/^error: unknown command "serve"; the commands are mock, contract, proxy, docs/m);
   }, 60_000);
 
-  it('npx service-external-api mock --port 0 starts and answers; contract against it passes; proxy in front of it forwards', async () => {
-    let proxy: ReturnType<typeof spawn> | undefined;
+  /** `npx service-external-api mock --port 0` in the consumer, once it has printed its fixtures; stop() ends it. */
+  async function startMock(): Promise<{ url: string; stop(): void }> {
     const mock = spawn('npx', ['--no-install', 'service-external-api', 'mock', '--port', '0'], {
       cwd: consumer,
       env: { ...process.env, PATH: `${BIN}${delimiter}${process.env['PATH'] ?? ''}`, PORT: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
+    const stop = (): void => {
+      if (mock.pid !== undefined && mock.exitCode === null) process.kill(-mock.pid, 'SIGTERM');
+    };
     let banner = '';
     mock.stdout?.setEncoding('utf8').on('data', (chunk: string) => (banner += chunk));
     mock.stderr?.setEncoding('utf8').on('data', (chunk: string) => (banner += chunk));
-    try {
-      const deadline = Date.now() + 30_000;
-      while (!/^fixtures as JSON/m.test(banner)) {
-        if (mock.exitCode !== null || Date.now() > deadline) throw new Error(`the mock did not start: ${banner}`);
-        await new Promise((r) => setTimeout(r, 50));
+    const deadline = Date.now() + 30_000;
+    while (!/^fixtures as JSON/m.test(banner)) {
+      if (mock.exitCode !== null || Date.now() > deadline) {
+        stop();
+        throw new Error(`the mock did not start: ${banner}`);
       }
-      const url = /mock listening on (http:\/\/\S+)/.exec(banner)?.[1] ?? '';
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return { url: /mock listening on (http:\/\/\S+)/.exec(banner)?.[1] ?? '', stop };
+  }
+
+  /** The contract run's verdict, which is always its last line. */
+  const VERDICT = /^contract: [1-9]\d* passed, 0 failed, 0 skipped, \d+ warnings(, 0 errors)? — PASS$/;
+  const lastLine = (stdout: string): string => stdout.trimEnd().split('\n').at(-1) ?? '';
+
+  it('npx service-external-api mock --port 0 starts and answers; contract against it passes, its verdict the last line; proxy in front of it forwards', async () => {
+    let proxy: ReturnType<typeof spawn> | undefined;
+    const mock = await startMock();
+    try {
+      const { url } = mock;
+      const deadline = Date.now() + 30_000;
       expect((await fetch(`${url}/__mock/fixtures`)).status).toBe(200);
       const report = join(work, 'contract.xml');
       const contract = await run('npx', ['--no-install', 'service-external-api', 'contract', '--base-url', url, '--report', report], {
@@ -249,7 +363,8 @@ export const wrong = () => api.closeGoal({ goal_id: 'g', success: 'yes', retrosp
         timeout: 120_000,
       });
       expect(contract.status, explain(contract)).toBe(0);
-      expect(contract.stdout).toMatch(/^contract: [1-9]\d* passed, 0 failed, 0 skipped, \d+ warnings(, 0 errors)? — PASS$/m);
+      // The JUnit reporter's own line (`JUNIT report written to …`) comes before the summary, never after the verdict.
+      expect(lastLine(contract.stdout), explain(contract)).toMatch(VERDICT);
       expect(readFileSync(report, 'utf8')).toMatch(/<testsuites [^>]*failures="0"/);
 
       // The validation proxy in front of it: forwards a valid resume unchanged, and finds nothing to report.
@@ -280,9 +395,48 @@ export const wrong = () => api.closeGoal({ goal_id: 'g', success: 'yes', retrosp
       expect(violations.status).toBe(200);
     } finally {
       if (proxy?.pid !== undefined) process.kill(-proxy.pid, 'SIGTERM');
-      if (mock.pid !== undefined) process.kill(-mock.pid, 'SIGTERM');
+      mock.stop();
     }
   }, 150_000);
+
+  it("the README's QA line runs as pasted in CI, where npm's yes is false: npx --yes installs what it names without asking, and the suite passes", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const line = /QA, against staging[^\n]*\n+```sh\n([^\n]+)\n```/.exec(readme)?.[1] ?? '';
+    const words = line.split(' ');
+    const npx = words.indexOf('npx');
+    expect(npx, line).toBeGreaterThan(0);
+    expect(words.slice(npx)).toContain('--yes');
+    const mock = await startMock();
+    try {
+      const fixtures = (await (await fetch(`${mock.url}/__mock/fixtures`)).json()) as { tokens: Record<string, string> };
+      // The line as written, but: the package from the tarball, its peers at the versions this repository tests with
+      // (from npm's cache), the mock's URL for staging's, and the mock's full-access token for the placeholder.
+      const peers = new Set(['vitest', 'fast-check']);
+      const args = words.slice(npx + 1).map((word, i, all) => {
+        if (all[i - 1] === '-p') return word === manifest.name ? tarball : peers.has(word) ? `${word}@${installedVersion(word)}` : word;
+        return all[i - 1] === '--base-url' ? mock.url : word;
+      });
+      const env = Object.fromEntries(words.slice(0, npx).map((word) => word.split('=') as [string, string]));
+      expect(Object.keys(env)).toContain('CONTRACT_TOKEN');
+      env['CONTRACT_TOKEN'] = fixtures.tokens['full_access'] ?? '';
+      const qa = join(work, 'qa');
+      mkdirSync(qa, { recursive: true });
+      const ci = { ...env, npm_config_yes: 'false', npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false' };
+      // Without --yes, npx refuses there: what QA met.
+      const asked = await run(
+        'npx',
+        args.filter((word) => word !== '--yes'),
+        { cwd: qa, env: ci, timeout: 60_000 },
+      );
+      expect(asked.status, explain(asked)).not.toBe(0);
+      expect(asked.stderr).toMatch(/npx canceled due to missing packages and no YES option/);
+      const result = await run('npx', args, { cwd: qa, env: ci, timeout: 240_000 });
+      expect(result.status, explain(result)).toBe(0);
+      expect(lastLine(result.stdout), explain(result)).toMatch(VERDICT);
+    } finally {
+      mock.stop();
+    }
+  }, 320_000);
 
   it('npx service-external-api mock --store names a Redis it cannot reach in one line and exits 2 (the Redis store ships)', async () => {
     const result = await run('npx', ['--no-install', 'service-external-api', 'mock', '--port', '0', '--store', 'redis://127.0.0.1:1/0'], {
@@ -318,6 +472,29 @@ export const wrong = () => api.closeGoal({ goal_id: 'g', success: 'yes', retrosp
     expect(html).toMatch(/^<!DOCTYPE html>/i);
     for (const id of operationIds) expect(html).toContain(id);
     expect(html).not.toMatch(/<script[^>]+src="https?:/);
+  }, 60_000);
+
+  it('npx service-external-api docs --out DIR writes DIR/index.html, for a directory that exists and for a path ending in /', async () => {
+    const existing = join(consumer, 'site');
+    mkdirSync(existing);
+    const intoExisting = await run('npx', ['--no-install', 'service-external-api', 'docs', '--out', 'site'], { cwd: consumer });
+    expect(intoExisting.status, explain(intoExisting)).toBe(0);
+    expect(intoExisting.stdout).toContain(`wrote ${join(existing, 'index.html')} (`);
+    expect(readFileSync(join(existing, 'index.html'), 'utf8')).toMatch(/^<!DOCTYPE html>/i);
+    const intoNew = await run('npx', ['--no-install', 'service-external-api', 'docs', '--out', 'public/docs/'], { cwd: consumer });
+    expect(intoNew.status, explain(intoNew)).toBe(0);
+    expect(readFileSync(join(consumer, 'public', 'docs', 'index.html'), 'utf8')).toBe(readFileSync(join(existing, 'index.html'), 'utf8'));
+  }, 60_000);
+
+  it('npx service-external-api docs --help names every language of the samples the page has', async () => {
+    const help = await run('npx', ['--no-install', 'service-external-api', 'docs', '--help'], { cwd: consumer });
+    expect(help.status, explain(help)).toBe(0);
+    const html = readFileSync(join(consumer, 'node_modules', 'service-external-api', 'dist', 'docs-site', 'index.html'), 'utf8');
+    for (const { label } of SAMPLE_LANGUAGES) {
+      expect(html, label).toContain(`"label":"${label}"`);
+      expect(help.stdout.replace(/\s+/g, ' '), label).toContain(label);
+    }
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(`${sampleLanguageList()} samples`);
   }, 60_000);
 });
 

@@ -21,4 +21,6 @@ page.mockSend = async (sent) => {
   for (const [name, value] of response.headers) headers.push([name, value]);
   return { status: response.status, headers, text: await response.text() };
 };
-page.mockReady = worker.start({ serviceWorker: { url: '/mockServiceWorker.js' }, onUnhandledRequest: 'bypass', quiet: true }).then(() => 'ready');
+// The test bundles this page with msw 2 and with msw 3: the one reads onUnhandledRequest, the other onUnhandledFrame.
+const unhandled = { onUnhandledRequest: 'bypass', onUnhandledFrame: 'bypass' } as const;
+page.mockReady = worker.start({ serviceWorker: { url: '/mockServiceWorker.js' }, quiet: true, ...unhandled }).then(() => 'ready');
