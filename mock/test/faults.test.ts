@@ -1,6 +1,7 @@
 // Failure a frontend can rehearse (issue 37) on the Express app over HTTP and on the MSW handlers through msw/node:
 // the shared cases of rehearsal.ts, then what each adapter does on its own (a client that gives up on a timeout, the
 // handlers' typed scenarios without HTTP). The same cases on replicas sharing Redis: redis.scenarios.test.ts.
+import { spawn } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -222,5 +223,45 @@ describe('mock/openapi.yaml documents the faults and the scenario limits the cod
     expect(isObject(fault) ? fault['enum'] : undefined).toEqual([...FAULTS]);
     expect(isObject(properties['times']) ? [properties['times']['minimum'], properties['times']['maximum']] : undefined).toEqual([1, MAX_SCENARIO_TIMES]);
     expect(isObject(properties['prefer']) ? properties['prefer']['maxLength'] : undefined).toBe(MAX_PREFER_LENGTH);
+  });
+});
+
+describe('the mock command: --max-delay', () => {
+  const MAIN = new URL('../src/main.ts', import.meta.url).pathname;
+  const run = (args: string[]) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORT: '' } });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    return { child, exit, output: () => output };
+  };
+
+  it.each([
+    [['--max-delay', 'soon'], 'error: --max-delay must be a whole number, got "soon"'],
+    [['--max-delay', String(MAX_HOLD_MS + 1)], `error: --max-delay must be between 0 and ${MAX_HOLD_MS}, got ${MAX_HOLD_MS + 1}`],
+  ])('exits 2 with one line on a bad value: %s', async (args, line) => {
+    const mock = run(args);
+    expect(await mock.exit).toBe(2);
+    expect(mock.output().trim()).toBe(line);
+  });
+
+  it('holds a fault=timeout request for --max-delay, then drops it; the state is as before', async () => {
+    const mock = run(['--port', '0', '--max-delay', '100']);
+    try {
+      await expect.poll(() => /mock listening on (http:\/\/\S+)/.exec(mock.output())?.[1]).toBeDefined();
+      const url = /mock listening on (http:\/\/\S+)/.exec(mock.output())?.[1] ?? '';
+      const before = await (await fetch(`${url}/__mock/state`)).text();
+      const held = fetch(`${url}${CLOSE}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, prefer: 'fault=timeout' },
+        body: JSON.stringify({ goal_id: fixtures.goals.open, success: 'yes', retrospective: doc('x'), success_status: 'achieved' }),
+      });
+      await expect(held).rejects.toThrow(TypeError);
+      expect(await (await fetch(`${url}/__mock/state`)).text()).toBe(before);
+    } finally {
+      mock.child.kill('SIGTERM');
+      await mock.exit;
+    }
   });
 });
