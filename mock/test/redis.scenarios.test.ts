@@ -2,32 +2,16 @@
 // request sent to the other replica than the one before (a scenario queued through one is consumed through the
 // other; a reset through one drops what the other queued), and a scenario consumed exactly `times` times however many
 // requests reach the replicas at once.
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMockApp, defaultSeed, type MockOptions } from '../src/index.ts';
+import { defaultSeed } from '../src/index.ts';
 import { openRedisSessions, type RedisSessions } from '../src/redis.ts';
 import { seedFixtures } from './behaviour.ts';
-import { RESUME, doc, send, type Sent } from './http.ts';
+import { RESUME, doc, send, startMock, type RunningMock, type Sent } from './http.ts';
 import { redisMissing, startRedis, type RedisServer } from './redisServer.ts';
 import { rehearsalCases, type Attempt } from './rehearsal.ts';
 
 const missing = redisMissing();
 const NOW = () => new Date('2025-06-18T10:30:00Z');
-
-type Listening = { port: number; close(): Promise<void> };
-
-async function listen(options: MockOptions): Promise<Listening> {
-  const server = createMockApp(options).listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
 
 async function attempt(port: number, sent: Sent): Promise<Attempt> {
   try {
@@ -42,14 +26,14 @@ async function attempt(port: number, sent: Sent): Promise<Attempt> {
 describe.skipIf(missing !== undefined)(`scenarios and faults on two replicas of one Redis${missing ? ` (${missing})` : ''}`, () => {
   let redis: RedisServer;
   const opened: RedisSessions[] = [];
-  let replicas: Listening[] = [];
+  let replicas: RunningMock[] = [];
   beforeAll(async () => {
     redis = await startRedis();
     const seed = defaultSeed();
     for (let i = 0; i < 2; i++) {
       const sessions = await openRedisSessions(redis.url, { seed, prefix: 'rehearsal', storeOptions: { now: NOW } });
       opened.push(sessions);
-      replicas.push(await listen({ seed, now: NOW, sessions, maxDelay: 50 }));
+      replicas.push(await startMock({ seed, now: NOW, sessions, maxDelay: 50 }));
     }
   });
   afterAll(async () => {
