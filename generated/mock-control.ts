@@ -121,6 +121,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/scenarios": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the pending scenarios of a session
+         * @description The scenarios queued and not yet used up, in queue order, each with the requests it still answers.
+         */
+        get: operations["listScenarios"];
+        put?: never;
+        /**
+         * Queue a scripted answer for the next requests of an operation
+         * @description The next `times` requests of `operation` in this session are answered as if they carried `Prefer: <prefer>` in place of their own Prefer (a documented status or example, a delay, a fault), then normally again. Several scenarios queue in order, each consumed only by requests of its own operation, once the request has reached the operation (a path or method error is answered first, and consumes nothing). A forced status is the spec's own example for it, what production sends. A bad scenario is a 400 naming the field, and nothing is queued. `POST /__mock/reset` drops the session's scenarios. With a shared store, a scenario queued through one replica is consumed exactly `times` times across all of them.
+         */
+        post: operations["addScenario"];
+        /**
+         * Drop the pending scenarios of a session
+         * @description Every pending scenario of the session is dropped; its next requests are answered normally.
+         */
+        delete: operations["clearScenarios"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/events": {
         parameters: {
             query?: never;
@@ -574,6 +602,36 @@ export interface components {
             operation: string | null;
             /** @description The session name. */
             session: string;
+            /** @description Only for a request answered with a fault (its status is then 0, no answer was sent). */
+            fault?: components["schemas"]["Fault"];
+        };
+        /**
+         * @description A failure the way networks fail, mock-only: `network-error` drops the connection without an answer (MSW: a network error); `timeout` sends nothing until `--max-delay` passes (then drops the connection) or the client gives up.
+         * @enum {string}
+         */
+        Fault: "network-error" | "timeout";
+        /** @description A scripted answer for the next requests of one operation. */
+        ScenarioRequest: {
+            /** @description The operationId of an API operation (`resumeProject`, `closeGoal`). */
+            operation: string;
+            /** @description A Prefer value, as a request would carry it, setting at least one of `code=NNN` (a documented status), `example=NAME` (a documented example), `delay=MS` (0 to 30000) and `fault=network-error|timeout`; at most 200 characters. */
+            prefer: string;
+            /**
+             * @description How many requests of the operation it answers (default 1).
+             * @default 1
+             */
+            times: number;
+        };
+        /** @description A queued scenario. */
+        Scenario: {
+            /** @description The scenario's id (unique across the mock, and across replicas sharing a store). */
+            id: string;
+            /** @description The operationId it answers. */
+            operation: string;
+            /** @description The Prefer value its requests are answered with. */
+            prefer: string;
+            /** @description How many more requests it answers. */
+            remaining: number;
         };
         /** @description A person, by API id and name. */
         PersonRef: {
@@ -905,6 +963,89 @@ export interface operations {
                         requests: components["schemas"]["RequestEntry"][];
                     };
                 };
+            };
+            400: components["responses"]["ControlError"];
+            500: components["responses"]["ControlFailed"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    listScenarios: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session whose state to use (1 to 64 of `A-Z a-z 0-9 . _ : -`); without it, the `default` session. */
+                "X-Mock-Session"?: components["parameters"]["Session"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pending scenarios. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description In queue order. */
+                        scenarios: components["schemas"]["Scenario"][];
+                    };
+                };
+            };
+            400: components["responses"]["ControlError"];
+            500: components["responses"]["ControlFailed"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    addScenario: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session whose state to use (1 to 64 of `A-Z a-z 0-9 . _ : -`); without it, the `default` session. */
+                "X-Mock-Session"?: components["parameters"]["Session"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScenarioRequest"];
+            };
+        };
+        responses: {
+            /** @description The scenario, queued. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Scenario"];
+                };
+            };
+            400: components["responses"]["ControlError"];
+            500: components["responses"]["ControlFailed"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    clearScenarios: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session whose state to use (1 to 64 of `A-Z a-z 0-9 . _ : -`); without it, the `default` session. */
+                "X-Mock-Session"?: components["parameters"]["Session"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Dropped (also when there were none). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ControlError"];
             500: components["responses"]["ControlFailed"];

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationModels } from '../../spec/lib/operations.ts';
+import { operationModels, responseExamples } from '../../spec/lib/operations.ts';
 import { PERSONAS } from '../../mock/src/state.ts';
 import * as errors from '../../mock/src/errors.ts';
 import { chromiumMissing, openOffline } from './chromium.ts';
@@ -139,6 +139,41 @@ describe.skipIf(missing)(
           expect(await send(panel(), 'comment_only')).toEqual({ status: 403, text: JSON.stringify(errors.FORBIDDEN.body) });
           expect(await send(panel(), 'no_access')).toEqual({ status: 404, text: NOT_FOUND });
           expect(await send(panel(), 'suspended')).toEqual({ status: 401, text: UNAUTHORIZED });
+        });
+
+        it('Simulate: each documented status answers the spec’s own example, a network error and a timeout answer nothing; none changes the state', async () => {
+          await reset(panel());
+          const simulate = panel().locator('select[data-try-simulate]');
+          const statuses = [...model.responses.keys()];
+          expect(await simulate.locator('option').evaluateAll((options) => options.map((o) => o.getAttribute('value') ?? ''))).toEqual([
+            '',
+            'fault=network-error',
+            'fault=timeout',
+            ...statuses.map((status) => `code=${status}`),
+          ]);
+          for (const status of statuses) {
+            const example = responseExamples(model).find((e) => e.status === Number(status));
+            await simulate.selectOption(`code=${status}`);
+            const answered = await send(panel(), 'full_access');
+            expect(answered, status).toEqual({
+              status: Number(status),
+              text: typeof example?.value === 'string' ? example.value : JSON.stringify(example?.value),
+            });
+          }
+          for (const [fault, shown] of [
+            ['fault=network-error', 'network error'],
+            ['fault=timeout', 'timeout'],
+          ] as const) {
+            await simulate.selectOption(fault);
+            await panel().evaluate((node) => node.querySelector('[data-try-status]')?.remove());
+            await panel().locator('button[data-try-send]').click();
+            await expect.poll(() => panel().locator('[data-try-status]').count()).toBe(1);
+            expect(await panel().locator('[data-try-status]').textContent()).toBe(shown);
+            expect(await panel().locator('[data-try-response]').count()).toBe(0);
+            expect(await panel().locator('[data-try-curl]').textContent()).toContain(`-H 'Prefer: ${fault}'`);
+          }
+          await simulate.selectOption('');
+          expect(await eventCount(panel())).toBe(0);
         });
 
         it('Reset returns every record to the seed', async () => {

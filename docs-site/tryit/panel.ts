@@ -7,11 +7,14 @@
 // Stable hooks (held-out checks use them): [data-try-operation="<operationId>"] holding select[data-try-persona]
 // (the fixture personas, and `none` for no token), textarea[data-try-body], button[data-try-send],
 // button[data-try-reset], and after a send [data-try-status] (the status as text) and [data-try-response] (the body
-// as the server sent it).
+// as the server sent it). select[data-try-simulate] picks what to rehearse: nothing (the real answer), a network error,
+// a timeout, or each documented status (the spec's own example for it), sent as the mock's `Prefer`; a fault shows
+// [data-try-status] as `network error` or `timeout` and no response.
 import { operationModels, type OperationModel } from '../../spec/lib/operations.ts';
 import { loadDocument } from '../../spec/lib/openapi.ts';
 import { createMockCore } from '../../mock/src/core.ts';
 import { fixturesOf } from '../../mock/src/controls.ts';
+import { FAULTS, type Fault } from '../../mock/src/faults.ts';
 import { DEFAULT_SESSION } from '../../mock/src/sessions.ts';
 import { PERSONAS } from '../../mock/src/state.ts';
 import { defaultBaseUrl } from '../samples.ts';
@@ -20,7 +23,15 @@ const NO_TOKEN = 'none';
 /** The origin requests to the in-page mock are addressed to (never fetched: the core answers them). */
 const IN_PAGE = 'http://mock.invalid';
 
-const core = createMockCore({ selfCheck: 'off' });
+/** How long the in-page mock holds a simulated timeout before it drops the request (a page should not wait 30 s). */
+const PAGE_HOLD_MS = 3000;
+const core = createMockCore({ selfCheck: 'off', maxDelay: PAGE_HOLD_MS });
+
+/** What a client sees for each fault, in a sentence (the mock sends no HTTP answer for either). */
+const FAULT_NOTES: Record<Fault, string> = {
+  'network-error': 'No HTTP answer: the connection was dropped. A client sees a network error (fetch rejects with a TypeError).',
+  timeout: `No HTTP answer: the server held the request (here ${PAGE_HOLD_MS / 1000} s, on the mock server --max-delay) and then dropped it. A client sees its own timeout, or a network error.`,
+};
 const baseUrl = defaultBaseUrl(loadDocument());
 
 type Answer = { status: number; headers: Array<[string, string]>; body: string };
@@ -55,10 +66,11 @@ function labelled(text: string, control: HTMLElement, id: string): HTMLElement {
 }
 
 /** A curl line for the same request, against `base` (the token as given, or as $API_TOKEN when none is shown). */
-function curlLine(base: string, model: OperationModel, token: string | undefined, body: string): string {
+function curlLine(base: string, model: OperationModel, token: string | undefined, body: string, prefer?: string): string {
   const quote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
   const auth = token === undefined ? '' : ` -H ${quote(`Authorization: Bearer ${token}`)}`;
-  return `curl -i -X ${model.method} ${quote(`${base.replace(/\/+$/, '')}${model.path}`)}${auth} -H 'Content-Type: application/json' --data-raw ${quote(body)}`;
+  const simulate = prefer === undefined ? '' : ` -H ${quote(`Prefer: ${prefer}`)}`;
+  return `curl -i -X ${model.method} ${quote(`${base.replace(/\/+$/, '')}${model.path}`)}${auth}${simulate} -H 'Content-Type: application/json' --data-raw ${quote(body)}`;
 }
 
 function panel(model: OperationModel): HTMLElement {
@@ -73,6 +85,11 @@ function panel(model: OperationModel): HTMLElement {
   const example = element('select', { 'data-try-example': '' });
   for (const named of model.examples) example.append(element('option', { value: named.name }, named.name));
   const body = element('textarea', { 'data-try-body': '', rows: '12', cols: '80', spellcheck: 'false' });
+  // Simulate: the real answer, a fault, or each documented status (mock/src/prefer.ts answers it with the spec's example).
+  const simulate = element('select', { 'data-try-simulate': '' });
+  simulate.append(element('option', { value: '' }, 'nothing: the real answer'));
+  for (const fault of FAULTS) simulate.append(element('option', { value: `fault=${fault}` }, fault.replace('-', ' ')));
+  for (const status of model.responses.keys()) simulate.append(element('option', { value: `code=${status}` }, `status ${status}`));
   const remote = element('input', { type: 'checkbox', 'data-try-remote': '' });
   const remoteBase = element('input', { type: 'url', 'data-try-base-url': '', value: baseUrl });
   const remoteToken = element('input', { type: 'password', 'data-try-token': '', autocomplete: 'off' });
@@ -111,10 +128,23 @@ function panel(model: OperationModel): HTMLElement {
     if (note) out.prepend(element('p', { 'data-try-note': '' }, note));
   };
 
+  /** A fault's answer: no status, no response, a sentence on what a client sees. */
+  const showFault = (fault: Fault, curl: string): void => {
+    out.replaceChildren(
+      element('p', {}, 'Status: '),
+      element('p', { 'data-try-note': '' }, FAULT_NOTES[fault]),
+      element('p', {}, 'The same request with curl (against the mock server):'),
+      element('pre', { 'data-try-curl': '' }, curl),
+    );
+    out.firstChild?.appendChild(element('strong', { 'data-try-status': '' }, fault.replace('-', ' ')));
+  };
+
   send.addEventListener('click', () => {
     void (async () => {
       const token = persona.value === NO_TOKEN ? undefined : (await fixtures()).tokens[persona.value];
       const headers: Record<string, string> = { 'content-type': 'application/json' };
+      const prefer = simulate.value || undefined;
+      if (prefer !== undefined) headers['prefer'] = prefer;
       if (remote.checked) {
         const given = remoteToken.value.trim();
         if (given) headers['authorization'] = `Bearer ${given}`;
@@ -125,7 +155,7 @@ function panel(model: OperationModel): HTMLElement {
           for (const [name, value] of response.headers) answerHeaders.push([name, value]);
           show(
             { status: response.status, headers: answerHeaders, body: await response.text() },
-            curlLine(remoteBase.value, model, given ? '$API_TOKEN' : undefined, body.value),
+            curlLine(remoteBase.value, model, given ? '$API_TOKEN' : undefined, body.value, prefer),
           );
         } catch (error) {
           out.replaceChildren(
@@ -139,10 +169,14 @@ function panel(model: OperationModel): HTMLElement {
         return;
       }
       if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
+      const fault = FAULTS.find((f) => prefer === `fault=${f}`);
+      if (fault === 'timeout') out.replaceChildren(element('p', { 'data-try-note': '' }, 'Sent; no answer yet…'));
       const response = await core.fetch(new Request(`${IN_PAGE}${model.path}`, { method: model.method, headers, body: body.value }));
+      const curl = curlLine(baseUrl, model, token, body.value, prefer);
+      if (response.type === 'error') return showFault(fault ?? 'network-error', curl);
       const answerHeaders: Array<[string, string]> = [];
       for (const [name, value] of response.headers) answerHeaders.push([name, value]);
-      show({ status: response.status, headers: answerHeaders, body: await response.text() }, curlLine(baseUrl, model, token, body.value));
+      show({ status: response.status, headers: answerHeaders, body: await response.text() }, curl);
     })();
   });
   reset.addEventListener('click', () => {
@@ -180,6 +214,7 @@ function panel(model: OperationModel): HTMLElement {
     ...(target ? [labelled(`Record (${target.field})`, record, `try-${id}-record`)] : []),
     labelled('Request example', example, `try-${id}-example`),
     labelled('Body (JSON)', body, `try-${id}-body`),
+    labelled('Simulate (the mock answers as if the request carried Prefer: …)', simulate, `try-${id}-simulate`),
     server,
     actions,
     out,

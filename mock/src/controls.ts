@@ -5,6 +5,8 @@ import type { components as Control } from '../../generated/mock-control.ts';
 import * as errors from './errors.ts';
 import { decodeId, slugId } from './ids.ts';
 import type { Framed } from './reply.ts';
+import { answerScenarios, SCENARIOS_ROUTE } from './scenarioControl.ts';
+import type { Scenarios } from './scenarios.ts';
 import { DEFAULT_SESSION, REQUEST_JOURNAL_LIMIT, SESSION_NAME, StoreUnavailable, type Sessions } from './sessions.ts';
 import { PERSONAS, type Fixtures, type Seed, type State } from './state.ts';
 import type { Store, WriteEvent } from './store.ts';
@@ -71,7 +73,14 @@ export function sessionName(header: string | undefined): { ok: true; name: strin
   return { ok: true, name: header };
 }
 
-export type ControlRequest = { method: string; pathname: string; query: URLSearchParams; header(name: string): string | undefined };
+export type ControlRequest = {
+  method: string;
+  pathname: string;
+  query: URLSearchParams;
+  header(name: string): string | undefined;
+  /** The request body (read by POST /__mock/scenarios only). */
+  body?: Uint8Array;
+};
 
 /** Control answers are plain JSON documents (application/json, no API framing). */
 function json(status: number, value: unknown): Framed {
@@ -119,9 +128,9 @@ function recordView(store: Store, seed: Seed, now: Date, id: string, as: string)
  * A control request's answer; a shared store that cannot be reached is the mock's 503 (MOCK_STORE_UNAVAILABLE), and
  * any other failure the mock's JSON 500 (MOCK_CONTROL_FAILED), never a framework's error page.
  */
-export async function control(request: ControlRequest, seed: Seed, sessions: Sessions, now: () => Date): Promise<Framed | undefined> {
+export async function control(request: ControlRequest, seed: Seed, sessions: Sessions, now: () => Date, scenarios: Scenarios): Promise<Framed | undefined> {
   try {
-    return await answerControl(request, seed, sessions, now);
+    return await answerControl(request, seed, sessions, now, scenarios);
   } catch (error) {
     const reply =
       error instanceof StoreUnavailable
@@ -131,7 +140,15 @@ export async function control(request: ControlRequest, seed: Seed, sessions: Ses
   }
 }
 
-async function answerControl(request: ControlRequest, seed: Seed, sessions: Sessions, now: () => Date): Promise<Framed | undefined> {
+async function answerControl(request: ControlRequest, seed: Seed, sessions: Sessions, now: () => Date, scenarios: Scenarios): Promise<Framed | undefined> {
+  if (SCENARIOS_ROUTE.test(request.pathname)) {
+    const name = sessionName(request.header('x-mock-session'));
+    if (!name.ok) return bad(name.message);
+    const answered = await answerScenarios(request.method, request.body ?? new Uint8Array(0), name.name, scenarios);
+    if (answered === undefined) return undefined;
+    if (answered.status === 400) return bad(answered.message);
+    return answered.status === 204 ? { status: 204, headers: [], body: '' } : json(answered.status, answered.value);
+  }
   const isGet = request.method === 'GET' || request.method === 'HEAD';
   const record = RECORD_ROUTE.exec(request.pathname)?.[1];
   if (record !== undefined) {
@@ -155,6 +172,7 @@ async function answerControl(request: ControlRequest, seed: Seed, sessions: Sess
   if (route === 'sessions') return json(200, { sessions: await sessions.list() });
   if (route === 'reset' && single(request.query, 'all') === 'true') {
     await sessions.reset();
+    await scenarios.clear();
     return json(200, { reset: 'all' });
   }
   const name = sessionName(request.header('x-mock-session'));
@@ -163,6 +181,7 @@ async function answerControl(request: ControlRequest, seed: Seed, sessions: Sess
   switch (route) {
     case 'reset':
       await sessions.reset(session);
+      await scenarios.clear(session);
       return json(200, { reset: session });
     case 'fixtures':
       return json(200, { session, ...(await sessions.read(session, (store) => fixturesOf(seed, store.state))) });

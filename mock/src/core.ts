@@ -6,13 +6,15 @@ import { control, sessionName } from './controls.ts';
 import { cors, type CorsOptions } from './cors.ts';
 import { controlOriginAllowed, crossOrigin, misdirected } from './guard.ts';
 import * as errors from './errors.ts';
+import { FAULT_CODE, FAULT_REPLY, hold } from './faults.ts';
 import { answer, readOperations, type Answer, type MockRequest, type Operations } from './pipeline.ts';
-import { forcedReply, parsePrefer } from './prefer.ts';
-import { frameReply, selfCheck, verdictsLoaded, type Framed, type ReplyChecker, type SelfCheckMode } from './reply.ts';
+import { forcedReply, parsePrefer, type Preferences } from './prefer.ts';
+import { frameReply, selfCheck, verdictsLoaded, type Framed, type Reply, type ReplyChecker, type SelfCheckMode } from './reply.ts';
+import { MemoryScenarios, queuedPreferences, type Scenarios } from './scenarios.ts';
 import { defaultSeed } from './seed.ts';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES, MemorySessions, SESSION_HEADER, StoreUnavailable, type Sessions } from './sessions.ts';
 import type { StoreOptions } from './store.ts';
-import { DEFAULT_BODY_LIMIT } from './limits.ts';
+import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_HOLD_MS } from './limits.ts';
 import { mark } from './stages.ts';
 import type { Seed } from './state.ts';
 
@@ -59,6 +61,10 @@ export type CoreOptions = {
   maxTotalBytes?: number;
   /** Where the sessions' stores are kept (default: in this process's memory, MemorySessions). */
   sessions?: Sessions;
+  /** Where queued scenarios are kept (default: the sessions' own, `sessions.scenarios`, else this process's memory). */
+  scenarios?: Scenarios;
+  /** How long a `fault=timeout` request is held, in ms, before its connection is dropped (default DEFAULT_MAX_HOLD_MS). */
+  maxDelay?: number;
 };
 
 export { DEFAULT_BODY_LIMIT };
@@ -68,6 +74,8 @@ type FetchOptions = { basePath?: string; session?: string };
 export type MockCore = {
   seed: Seed;
   sessions: Sessions;
+  /** The queued scenarios (POST /__mock/scenarios), per session. */
+  scenarios: Scenarios;
   bodyLimit: number;
   /** Settles when the core can answer: undefined, or the error that kept its response validators from loading. */
   ready: Promise<Error | undefined>;
@@ -102,7 +110,10 @@ const NO_BODY = new Set([101, 103, 204, 205, 304]);
 export function createMockCore(options: CoreOptions = {}): MockCore {
   const seed = options.seed ?? defaultSeed();
   const now = options.now ?? (() => new Date());
-  const sessions = options.sessions ?? memorySessions(seed, now, options);
+  const sessions: Sessions = options.sessions ?? memorySessions(seed, now, options);
+  // In memory: a queue for each session the sessions keep (and the default one), at most.
+  const scenarios = options.scenarios ?? sessions.scenarios ?? new MemoryScenarios((options.maxSessions ?? DEFAULT_MAX_SESSIONS) + 1);
+  const maxDelay = options.maxDelay ?? DEFAULT_MAX_HOLD_MS;
   const mode = options.selfCheck ?? (options.validateResponses === false ? 'off' : 'always');
   const checkReply: ReplyChecker = selfCheck(mode);
   const operations: Operations = readOperations();
@@ -146,13 +157,21 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
         const refused = crossOrigin(method, url.pathname, origin);
         return { status: refused.status, headers: [['content-type', 'application/json; charset=utf-8']], body: JSON.stringify(refused.body) };
       }
-      const answered = await control({ method, pathname: url.pathname, query: url.searchParams, header: request.header }, seed, sessions, now);
+      const answered = await control(
+        { method, pathname: url.pathname, query: url.searchParams, header: request.header, body: request.body },
+        seed,
+        sessions,
+        now,
+        scenarios,
+      );
       if (answered) return { ...answered, headers: [...allowed.headers, ...answered.headers] };
     }
 
     const name = sessionName(request.header('x-mock-session'));
     let result: Answer;
     let operationId: string | undefined;
+    // The Prefer the answer follows: the request's own, or a queued scenario's in its place.
+    let effective: Preferences = {};
     try {
       if (!started) await ready;
       if (startFailure) throw startFailure;
@@ -164,16 +183,22 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
         if (!name.ok) result = { reply: errors.MOCK_CONTROL_ERROR(name.message), options: {} };
         else if (!prefer.ok) result = { reply: prefer.error, options: {} };
         else {
-          const preferences = prefer.value;
-          // A forced answer (Prefer: code / example) replaces the operation once the operation is known: no state change.
-          result = await answer(request, url, { operations, sessions, session: name.name, force: (id) => forcedReply(id, preferences) });
+          effective = prefer.value;
+          const session = name.name;
+          // A forced answer or a fault (Prefer: code / example / fault) replaces the operation once the operation is
+          // known: no state change. A scenario queued for the operation is consumed here and replaces the request's Prefer.
+          const replyFor = (id: string, queued: string | undefined): Reply | undefined => {
+            if (queued !== undefined) effective = queuedPreferences(queued);
+            return effective.fault ? FAULT_REPLY : forcedReply(id, effective);
+          };
+          const force = (id: string) => {
+            const queued = scenarios.take(session, id);
+            return queued instanceof Promise ? queued.then((q) => replyFor(id, q)) : replyFor(id, queued);
+          };
+          result = await answer(request, url, { operations, sessions, session, force });
         }
         const wait =
-          prefer.ok && prefer.value.delay !== undefined
-            ? prefer.value.delay
-            : options.delay
-              ? options.delay.min + Math.random() * (options.delay.max - options.delay.min)
-              : 0;
+          effective.delay !== undefined ? effective.delay : options.delay ? options.delay.min + Math.random() * (options.delay.max - options.delay.min) : 0;
         if (wait > 0) await sleep(wait);
       }
       operationId = result.options.operationId;
@@ -186,7 +211,10 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
         };
       operationId = undefined;
     }
-    let framed = frameReply(result.reply, result.options, allowed.headers.slice());
+    const fault = result.reply.code === FAULT_CODE ? effective.fault : undefined;
+    let framed: Framed = fault
+      ? { status: 0, headers: [], body: '', fault, ...(fault === 'timeout' ? { holdMs: maxDelay } : {}) }
+      : frameReply(result.reply, result.options, allowed.headers.slice());
     mark('serialize');
     // The self-check, once per answer, on what goes on the wire: production's replies only (the mock's own MOCK_
     // errors are not in the spec).
@@ -209,6 +237,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
           status: framed.status,
           duration_ms: Math.round(performance.now() - startedAt),
           operation: operationId ?? null,
+          ...(fault ? { fault } : {}),
         });
       } catch (error) {
         if (!(error instanceof StoreUnavailable)) throw error;
@@ -221,11 +250,18 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
   return {
     seed,
     sessions,
+    scenarios,
     bodyLimit,
     ready,
     answer: answerRequest,
     async fetch(request, fetchOptions = {}) {
       const framed = await answerRequest(await fromFetchRequest(request, bodyLimit, fetchOptions));
+      // A fault is no answer: a network error (MSW: HttpResponse.error()), for a timeout once the hold passes or the
+      // client gives up.
+      if (framed.fault) {
+        if (framed.holdMs !== undefined) await hold(framed.holdMs, request.signal);
+        return Response.error();
+      }
       const empty = request.method.toUpperCase() === 'HEAD' || NO_BODY.has(framed.status);
       // Bytes, not a string: a string body would make Response add a text/plain Content-Type that production never sends.
       return new Response(empty ? null : encoder.encode(framed.body), { status: framed.status, headers: framed.headers });

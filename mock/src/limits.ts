@@ -6,6 +6,16 @@
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 /** Longest `Prefer: delay` and --delay, in milliseconds. */
 export const MAX_DELAY_MS = 30_000;
+/** How long a `fault=timeout` request is held before its connection is dropped (--max-delay), and its ceiling. */
+export const DEFAULT_MAX_HOLD_MS = 30_000;
+export const MAX_HOLD_MS = 600_000;
+/** A queued scenario answers at most this many requests (`times`, mock/openapi.yaml's ScenarioRequest) … */
+export const MAX_SCENARIO_TIMES = 1000;
+/** … a session holds at most this many pending scenarios, and a scenario's JSON body is at most this many bytes. */
+export const MAX_SCENARIOS = 100;
+export const MAX_SCENARIO_BODY = 4096;
+/** The longest Prefer value a scenario queues (mock/openapi.yaml's ScenarioRequest.prefer). */
+export const MAX_PREFER_LENGTH = 200;
 /** X-Mock-Session sessions kept before the least recently used is dropped (--max-sessions). */
 export const DEFAULT_MAX_SESSIONS = 100;
 /**

@@ -8,7 +8,9 @@
 import { http, type HttpHandler } from 'msw';
 import { eventsSince, eventView, fixturesOf, type Fixtures } from './controls.ts';
 import { createMockCore, type CoreOptions, type MockCore } from './core.ts';
+import { checkScenario, type Scenario } from './scenarios.ts';
 import { DEFAULT_SESSION, type RequestEntry } from './sessions.ts';
+import type { OperationId } from '../../spec/lib/operations.ts';
 import type { State } from './state.ts';
 import type { components as Control } from '../../generated/mock-control.ts';
 
@@ -32,6 +34,18 @@ export type MockHandlers = HttpHandler[] & {
   events(): Promise<Array<Control['schemas']['Event']>>;
   /** The session's request journal, oldest first (GET /__mock/requests). */
   requests(limit?: number): Promise<RequestEntry[]>;
+  /** The handlers' session's scripted sequences (POST/GET/DELETE /__mock/scenarios), without HTTP. */
+  scenarios: {
+    /**
+     * Queues "the next `times` (default 1) requests of `operation` answer as if they carried `prefer`"
+     * (`code=500`, `example=NAME`, `delay=MS`, `fault=network-error|timeout`); throws, naming the field, on a bad one.
+     */
+    add(scenario: { operation: OperationId; prefer: string; times?: number }): Promise<Scenario>;
+    /** The pending scenarios, in queue order, each with its `remaining` count. */
+    list(): Promise<Scenario[]>;
+    /** Drops the pending scenarios (reset() does too). */
+    clear(): Promise<void>;
+  };
 };
 
 function escapeRegExp(text: string): string {
@@ -54,6 +68,7 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
     fixtures: async () => fixturesOf(seed, await sessions.read(session, (store) => structuredClone(store.state))),
     reset: async (resetOptions: { all?: boolean } = {}) => {
       await sessions.reset(resetOptions.all ? undefined : session);
+      await core.scenarios.clear(resetOptions.all ? undefined : session);
     },
     state: async () => sessions.read(session, (store) => structuredClone(store.state)),
     events: async () =>
@@ -62,5 +77,16 @@ export function createMockHandlers(options: MockHandlersOptions): MockHandlers {
         return typeof chosen === 'string' ? [] : chosen.map((e) => eventView(store, e));
       }),
     requests: async (limit = 100) => sessions.requests(session, limit),
+    scenarios: {
+      add: async (scenario: { operation: OperationId; prefer: string; times?: number }) => {
+        const checked = checkScenario(scenario);
+        if (!checked.ok) throw new Error(`scenarios.add: ${checked.message}`);
+        return core.scenarios.add(session, checked.value);
+      },
+      list: async () => core.scenarios.list(session),
+      clear: async () => {
+        await core.scenarios.clear(session);
+      },
+    },
   });
 }

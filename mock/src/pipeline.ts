@@ -93,8 +93,11 @@ export type PipelineDeps = {
   operations: Operations;
   sessions: Sessions;
   session: string;
-  /** The mock's forced answer for an operation (Prefer: code / example), checked once the operation is known. */
-  force: (operationId: string) => Reply | undefined;
+  /**
+   * The mock's forced answer for an operation (Prefer: code / example / fault, or a queued scenario), checked once the
+   * operation is known; a promise when it asks a shared store.
+   */
+  force: (operationId: string) => Reply | undefined | Promise<Reply | undefined>;
 };
 
 /** Answers an API request; `url` is the request's target, parsed once by the core. */
@@ -146,7 +149,8 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
   mark('route');
 
   // (Mock only: a forced answer replaces everything from here on, so it never changes the state.)
-  const forced = internal ? undefined : deps.force(operationId);
+  let forced = internal ? undefined : deps.force(operationId);
+  if (forced instanceof Promise) forced = await forced;
   if (forced) return { reply: forced, options: { operationId } };
 
   // 5. ParseInputs over the query merged with the body. (Mock only: a rich-text document with more JSON tokens than

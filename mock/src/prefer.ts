@@ -1,15 +1,16 @@
 // Per-request control, a superset of Prism's `Prefer`: `code=NNN` answers with that documented status and its
 // example, `example=NAME` picks a named example, `delay=MS` waits before answering. A forced answer is built from
-// the spec's examples and never touches the state.
+// the spec's examples and never touches the state. `fault=network-error|timeout` answers nothing at all (faults.ts).
 import { isObject } from '../../spec/lib/openapi.ts';
 import { operationModels, responseExamples } from '../../spec/lib/operations.ts';
 import * as errors from './errors.ts';
+import { FAULTS, isFault, type Fault } from './faults.ts';
 import { MAX_DELAY_MS } from './limits.ts';
 import type { Reply } from './reply.ts';
 
-export type Preferences = { code?: number; example?: string; delay?: number };
+export type Preferences = { code?: number; example?: string; delay?: number; fault?: Fault };
 
-/** Reads `Prefer: code=404, example=name, delay=800` (also `;`-separated); unknown preferences are ignored. */
+/** Reads `Prefer: code=404, example=name, delay=800, fault=timeout` (also `;`-separated); unknown preferences are ignored. */
 export function parsePrefer(header: string | undefined): { ok: true; value: Preferences } | { ok: false; error: Reply } {
   const value: Preferences = {};
   if (!header) return { ok: true, value };
@@ -27,6 +28,9 @@ export function parsePrefer(header: string | undefined): { ok: true; value: Pref
       if (!/^\d+$/.test(raw) || Number(raw) > MAX_DELAY_MS)
         return { ok: false, error: errors.MOCK_CONTROL_ERROR(`Prefer: delay must be whole milliseconds from 0 to ${MAX_DELAY_MS}, got "${raw}"`) };
       value.delay = Number(raw);
+    } else if (key === 'fault') {
+      if (!isFault(raw)) return { ok: false, error: errors.MOCK_CONTROL_ERROR(`Prefer: fault must be ${FAULTS.join(' or ')}, got "${raw.slice(0, 80)}"`) };
+      value.fault = raw;
     }
   }
   return { ok: true, value };

@@ -35,6 +35,8 @@ import {
   type SessionSummary,
   type Sessions,
 } from './sessions.ts';
+import { RedisScenarios } from './redisScenarios.ts';
+import type { Scenarios } from './scenarios.ts';
 import type { Seed, State } from './state.ts';
 import {
   DEFAULT_SESSION_BYTES,
@@ -143,7 +145,7 @@ local TABLES = {${HISTORY_TABLES.map((t) => `'${t}'`).join(', ')}}
 local function key(name) return prefix .. ':session:{' .. name .. '}' end
 local function drop(name)
   local s = key(name)
-  redis.call('DEL', s, s .. ':events', s .. ':requests', s .. ':comment_threads:bytes')
+  redis.call('DEL', s, s .. ':events', s .. ':requests', s .. ':comment_threads:bytes', s .. ':scenarios')
   for _, t in ipairs(TABLES) do redis.call('DEL', s .. ':' .. t) end
   redis.call('ZREM', index, name)
 end
@@ -278,6 +280,15 @@ return 1`,
 type ScriptName = keyof typeof SCRIPTS;
 const SHAS = Object.fromEntries(Object.entries(SCRIPTS).map(([name, lua]) => [name, createHash('sha1').update(lua).digest('hex')]));
 
+/** A script of another module over the same keys (redisScenarios.ts): its body runs after PRELUDE, with its ARGV. */
+export type SessionScript = { readonly lua: string; readonly sha: string };
+
+/** A script body as a SessionScript: PRELUDE first, so it has `key`, `ensure` and the ARGV layout of every script. */
+function sessionScript(body: string): SessionScript {
+  const lua = `${PRELUDE}\n${body}`;
+  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
+}
+
 // ── reading replies back ──────────────────────────────────────────────────────────────────────────────────────────
 
 function strings(value: unknown, what: string): string[] {
@@ -338,6 +349,8 @@ export class RedisSessions implements Sessions {
   readonly #max: number;
   readonly #historyLimit: number;
   readonly #queues = new Map<string, Pending[]>();
+  /** The sessions' queued scenarios, in the same Redis (redisScenarios.ts): consumed once across every replica. */
+  readonly scenarios: Scenarios = new RedisScenarios(this, sessionScript);
   /** Why the connection last failed (ECONNREFUSED …), for the 503's message. */
   #lastError: string | undefined;
   /** When the eviction policy was last asked for, and what was wrong with it then. */
@@ -433,7 +446,13 @@ export class RedisSessions implements Sessions {
     return this.#policyProblem;
   }
 
-  async #run(script: ScriptName, name: string, extra: ReadonlyArray<string | number> = []): Promise<unknown> {
+  /** Runs a SessionScript on session `name` (ARGV 6… are `extra`), as this module runs its own: atomic, 503 on failure. */
+  runScript(script: SessionScript, name: string, extra: ReadonlyArray<string | number> = []): Promise<unknown> {
+    return this.#run(script, name, extra);
+  }
+
+  async #run(script: ScriptName | SessionScript, name: string, extra: ReadonlyArray<string | number> = []): Promise<unknown> {
+    const { lua, sha } = typeof script === 'string' ? { lua: SCRIPTS[script], sha: SHAS[script] ?? '' } : script;
     // An evicting Redis could lose any of a session's keys: nothing is read or written until the policy is fixed.
     if (performance.now() - this.#policyCheckedAt > POLICY_RECHECK_MS) await this.#guard(this.checkEvictionPolicy());
     if (this.#policyProblem) throw new StoreUnavailable(`The mock's shared store (Redis) is unsafe: ${this.#policyProblem}.`);
@@ -441,10 +460,10 @@ export class RedisSessions implements Sessions {
     for (let attempt = 0; ; attempt++) {
       try {
         try {
-          return await this.#client.evalsha(SHAS[script] ?? '', 0, ...args);
+          return await this.#client.evalsha(sha, 0, ...args);
         } catch (error) {
           if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-          return await this.#client.eval(SCRIPTS[script], 0, ...args);
+          return await this.#client.eval(lua, 0, ...args);
         }
       } catch (error) {
         // Redis lost the seed (restarted empty, flushed): put it back once, then go on.

@@ -6,6 +6,7 @@ import { loadDocument, type SchemaValidator } from '../../spec/lib/openapi.ts';
 import { errorsOf } from '../../spec/lib/violations.ts';
 import { randomBytes, toBase64Url } from './digest.ts';
 import type * as errors from './errors.ts';
+import type { Fault } from './faults.ts';
 import { isSelfCheckMode, SAMPLE_EVERY, SAMPLE_FIRST, SELF_CHECK_MODES, type SelfCheckMode } from './limits.ts';
 
 export type Reply = errors.ErrorReply | { code: 'OK'; status: 200; body: Record<string, unknown>; framing: 'json' };
@@ -139,7 +140,11 @@ function requestId(): string {
 }
 
 /** An answer as it goes on the wire: status, headers (lower-case names, in order) and the body text. */
-export type Framed = { status: number; headers: Array<[string, string]>; body: string };
+/**
+ * An answer as bytes go out. `fault` (faults.ts): no answer is sent at all, whatever `status` says (0): the adapter
+ * drops the connection, at once or after holding it `holdMs`.
+ */
+export type Framed = { status: number; headers: Array<[string, string]>; body: string; fault?: Fault; holdMs?: number };
 
 /** Frames a reply as production does: no Content-Type where production sets none, JSON bytes in key order. */
 export function frameReply(reply: Reply, options: ReplyOptions = {}, headers: Array<[string, string]> = []): Framed {

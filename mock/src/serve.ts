@@ -9,11 +9,13 @@ import type { MockOptions } from './app.ts';
 import { isHostName, listenHosts } from './hosts.ts';
 import {
   DEFAULT_BODY_LIMIT,
+  DEFAULT_MAX_HOLD_MS,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_BYTES,
   DEFAULT_TOTAL_BYTES,
   isSelfCheckMode,
   MAX_DELAY_MS,
+  MAX_HOLD_MS,
   SAMPLE_EVERY,
   SAMPLE_FIRST,
   SELF_CHECK_MODES,
@@ -28,6 +30,8 @@ Starts the production-true mock of the external API and prints its URL, tokens a
   --host H          address to bind (default 127.0.0.1)
   --seed FILE       start from this seed (JSON {"state", "fixtures"}; see mock/README.md)
   --delay MS        wait MS before every API answer; MIN-MAX waits a random time in that range
+  --max-delay MS    how long a request with Prefer: fault=timeout is held before its connection is dropped
+                    (default ${DEFAULT_MAX_HOLD_MS}; the client may give up first)
   --cors-origin O   allow only this browser origin (repeatable; default: reflect any origin)
   --no-cors         no CORS headers and no preflight answers, as production
   --no-control      do not serve the /__mock/ control endpoints
@@ -62,6 +66,7 @@ function parse(argv: string[]) {
       seed: { type: 'string' },
       'body-limit': { type: 'string' },
       delay: { type: 'string' },
+      'max-delay': { type: 'string' },
       'cors-origin': { type: 'string', multiple: true },
       'no-cors': { type: 'boolean' },
       'no-control': { type: 'boolean' },
@@ -120,6 +125,7 @@ export async function runMock(argv: string[]): Promise<void> {
     if (max < min) bad.fail(`--delay ${args.values.delay}: the maximum is below the minimum`);
     options.delay = { min, max };
   }
+  if (args.values['max-delay'] !== undefined) options.maxDelay = bad.integer(args.values['max-delay'], '--max-delay', 0, MAX_HOLD_MS);
   if (args.values['no-cors'] && args.values['cors-origin']) bad.fail('--no-cors and --cors-origin contradict each other');
   const origins = args.values['cors-origin'];
   for (const origin of origins ?? [])

@@ -4,6 +4,7 @@
 // below, the default, answers synchronously. The number of sessions is bounded; the least recently used one goes
 // first. The default session (no header) is never evicted.
 import type { components as Control, operations as ControlOperations } from '../../generated/mock-control.ts';
+import type { Scenarios } from './scenarios.ts';
 import type { Seed } from './state.ts';
 import { Store, type StoreOptions } from './store.ts';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES } from './limits.ts';
@@ -58,6 +59,8 @@ export interface Sessions {
   record(name: string, entry: RequestRecord): Awaitable<void>;
   /** The last `limit` entries of the session's request journal, oldest first. */
   requests(name: string, limit: number): Awaitable<RequestEntry[]>;
+  /** Where the sessions' queued scenarios are kept, when not in the core's memory (a shared store: redisScenarios.ts). */
+  readonly scenarios?: Scenarios;
 }
 
 export type Session = { name: string; store: Store; requests: RequestEntry[]; created_at: string };

@@ -293,19 +293,32 @@ describe('the control endpoints keep their own OpenAPI document (mock/openapi.ya
     await closeAndResume(session);
     const operations = listOperations(document);
     expect(operations.map((o) => o.operationId).sort()).toEqual([
+      'addScenario',
+      'clearScenarios',
       'getFixtures',
       'getRecord',
       'getState',
       'listEvents',
       'listRequests',
+      'listScenarios',
       'listSessions',
       'reset',
     ]);
+    // The controls that answer other than 200, and what they are sent.
+    const other: Record<string, { status: number; body?: string }> = {
+      addScenario: { status: 201, body: JSON.stringify({ operation: 'closeGoal', prefer: 'code=500', times: 2 }) },
+      clearScenarios: { status: 204 },
+    };
     for (const operation of operations) {
       const path = operation.path.replace('{id}', mock.fixtures.goals['open'] ?? '');
-      const response = await mock.send({ method: operation.method.toUpperCase(), path, headers: session });
-      expect(response.status, operation.path).toBe(200);
-      const pointer = responseSchemaPointer(document, operation.pointer, 200, 'application/json');
+      const { status, body } = other[operation.operationId] ?? { status: 200 };
+      const response = await mock.send({ method: operation.method.toUpperCase(), path, headers: session, ...(body === undefined ? {} : { body }) });
+      expect(response.status, operation.path).toBe(status);
+      if (status === 204) {
+        expect(response.text).toBe('');
+        continue;
+      }
+      const pointer = responseSchemaPointer(document, operation.pointer, status, 'application/json');
       expect(formatErrors(validator.validate(pointer ?? '', response.json())), operation.path).toBe('');
     }
     const bad = await mock.send({ method: 'GET', path: '/__mock/events?since=nope', headers: session });

@@ -48,7 +48,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const port = (server.address() as AddressInfo).port;
-  const fixtures = fixturesOf(app.mock.seed, app.mock.store().state);
+  const fixtures = fixturesOf(app.mock.seed, app.mock.seed.state);
   const running: RunningMock = {
     url: `http://127.0.0.1:${port}`,
     port,

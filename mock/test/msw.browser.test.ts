@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from '../../docs-site/test/chromium.ts';
 import { behaviourTable, runCase, seedFixtures, type Transport } from './behaviour.ts';
 import { MSW_PACKAGES, type MswPackage } from './msw-majors.ts';
+import { rehearsalCases } from './rehearsal.ts';
 
 const MISSING = chromiumMissing();
 const available = MISSING === undefined;
@@ -147,6 +148,18 @@ if (!available) {
           Boolean((globalThis as unknown as { navigator: { serviceWorker: { controller: unknown } } }).navigator.serviceWorker.controller),
         ),
       ).toBe(true);
+    });
+
+    // Failure a frontend can rehearse (rehearsal.ts): a fault is a fetch that rejects in the page (HttpResponse.error()),
+    // which Chromium logs as a failed load: after the check above that the page logged no error.
+    it.each(rehearsalCases(seedFixtures()).map((c, i) => [c.name, c, i] as const))('%s', async (_name, rehearsal, i) => {
+      await rehearsal.run(async (sent) => {
+        try {
+          return await transport(sent);
+        } catch (error) {
+          return { failed: error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error) };
+        }
+      }, `browser-${name}-rehearsal-${i}`);
     });
   });
 }

@@ -10,7 +10,8 @@ type PageGlobals = { location: { origin: string }; mockSend?: (sent: Sent) => Pr
 
 const page = globalThis as unknown as PageGlobals;
 // Same origin, under /mock: the worker answers API calls, and the page's own files are left alone.
-const handlers = createMockHandlers({ baseUrl: `${page.location.origin}/mock`, bodyLimit: 4096 });
+// maxDelay: a fault=timeout is held 50 ms (rehearsal.ts's cases), not the default 30 s.
+const handlers = createMockHandlers({ baseUrl: `${page.location.origin}/mock`, bodyLimit: 4096, maxDelay: 50 });
 const worker = setupWorker(...handlers);
 
 page.mockSend = async (sent) => {
