@@ -3,7 +3,7 @@
 // a reference (`space_id`, `goal_id`, `last_check_in_id`, `parent_goal_id`) names the nested record it stands for,
 // and a project's or goal's `state`, `is_closed`, `closed_at`, `success_status`, `is_outdated` and `status` are what
 // Project.state/1, Project.status/1, Goal.status/1 and their `outdated?` compute from each other
-// (RULES.md#agreement). The suite's own reading of production's rules, written apart from the mock's on purpose.
+// (RULES.md#agreement); and every timestamp, at any depth, has production's form (RULES.md#timestamps). The suite's own reading of production's rules, written apart from the mock's on purpose.
 import { isObject, loadDocument, pointerTo, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
 import { sameRecord, shortIdIn, slugOf } from './id-model.ts';
 import { violation, type Violation } from './violations.ts';
@@ -32,6 +32,13 @@ const REFERENCES: Readonly<Record<string, ReadonlyArray<{ field: string; record:
 };
 
 const DAY_MS = 86_400_000;
+/** A string that is a timestamp (a date and a time), in any form. */
+const TIMESTAMP = /^\d{4}-\d\d-\d\dT/;
+/** Production's form (the Any serializer): UTC with `Z`, whole seconds; microseconds only from a `_usec` column. */
+const WHOLE_SECONDS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
+const MICROSECONDS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
+/** Fields read from a `:utc_datetime_usec` column (soft_delete's deleted_at): written with six decimals. */
+const USEC_FIELDS: ReadonlySet<string> = new Set(['archived_at']);
 /** The outcomes a closed record has: the spec's SuccessStatus enum. */
 const OUTCOMES = resolvePointer(loadDocument(), `${pointerTo('components', 'schemas', 'SuccessStatus')}/enum`);
 const CLOSED_STATUSES: ReadonlySet<unknown> = new Set(Array.isArray(OUTCOMES) ? OUTCOMES : []);
@@ -260,6 +267,19 @@ function goalRules(goal: JsonObject, at: Path, today: number): Violation[] {
   return out;
 }
 
+/** The form of one timestamp field (RULES.md#timestamps): production writes every one the same way. */
+function timestampRule(field: string, value: string, at: Path): Violation[] {
+  const usec = USEC_FIELDS.has(field);
+  if ((usec ? MICROSECONDS : WHOLE_SECONDS).test(value)) return [];
+  return [
+    violation(
+      [...at, field],
+      'agreement.timestamp',
+      `production writes ${field} ${usec ? 'in UTC with microseconds, like 2025-06-13T15:42:07.123456Z' : 'in UTC to the second, like 2025-06-13T15:42:07Z'} (no offset, ${usec ? 'six decimals' : 'no fraction'}; RULES.md#timestamps); got ${shown(value)}`,
+    ),
+  ];
+}
+
 /**
  * Every agreement rule on every record of a JSON answer (the body of a 200), with `today` the server's UTC day.
  * Records are objects with a `__typename`; the walk visits nested records and lists.
@@ -278,7 +298,10 @@ export function agreementRules(body: unknown, today: number): Violation[] {
       if (type === 'project') out.push(...projectRules(value, at, today));
       if (type === 'goal') out.push(...goalRules(value, at, today));
     }
-    for (const [key, child] of Object.entries(value)) visit(child, [...at, key]);
+    for (const [key, child] of Object.entries(value)) {
+      if (typeof child === 'string' && TIMESTAMP.test(child)) out.push(...timestampRule(key, child, at));
+      else visit(child, [...at, key]);
+    }
   };
   visit(body, ['response', 'body']);
   return out;

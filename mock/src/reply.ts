@@ -4,6 +4,7 @@ import type { ErrorObject } from 'ajv/dist/2020.js';
 import { checkResponse } from '../../spec/lib/conformance.ts';
 import { loadDocument, type SchemaValidator } from '../../spec/lib/openapi.ts';
 import { errorsOf } from '../../spec/lib/violations.ts';
+import { contentTypes, texts } from '../../spec/lib/messages.ts';
 import { randomBytes, toBase64Url } from './digest.ts';
 import type * as errors from './errors.ts';
 import { isSelfCheckMode, SAMPLE_EVERY, SAMPLE_FIRST, SELF_CHECK_MODES, type SelfCheckMode } from './limits.ts';
@@ -128,7 +129,8 @@ export function selfCheck(mode: SelfCheckMode, given?: ReplyChecker): ReplyCheck
   };
 }
 
-const CONTENT_TYPES = { json: 'application/json; charset=utf-8', html: 'text/html; charset=utf-8', none: undefined } as const;
+const CONTENT_TYPES = { ...contentTypes, none: undefined } as const;
+const CACHE_CONTROL = texts.cacheControl;
 
 // Request ids: a random per-process prefix and a counter, 20 characters like Plug.RequestId's.
 const REQUEST_ID_PREFIX = toBase64Url(randomBytes(6));
@@ -143,7 +145,7 @@ export type Framed = { status: number; headers: Array<[string, string]>; body: s
 
 /** Frames a reply as production does: no Content-Type where production sets none, JSON bytes in key order. */
 export function frameReply(reply: Reply, options: ReplyOptions = {}, headers: Array<[string, string]> = []): Framed {
-  headers.push(['cache-control', 'max-age=0, private, must-revalidate']);
+  headers.push(['cache-control', CACHE_CONTROL]);
   if (!options.entry) headers.push(['x-request-id', requestId()]);
   const contentType = CONTENT_TYPES[reply.framing];
   if (contentType) headers.push(['content-type', contentType]);
