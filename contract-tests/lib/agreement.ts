@@ -267,6 +267,67 @@ function goalRules(goal: JsonObject, at: Path, today: number): Violation[] {
   return out;
 }
 
+/** Permission flags from the lowest level they need to the highest (§5.8: view 10, comment 40, edit 70, full 100). */
+const PERMISSION_LADDER = ['can_view', 'can_comment', 'can_edit', 'has_full_access'] as const;
+
+/**
+ * The rules every record with permissions, access levels or milestones keeps, at any depth (RULES.md#nested-records):
+ * its permissions are one access level's (a flag implies every flag below it), its privacy is what its access levels
+ * give (AccessLevels.calc_privacy/1), and its milestones follow its milestones_ordering_state.
+ */
+function nestedRules(record: JsonObject, type: string, at: Path): Violation[] {
+  const out: Violation[] = [];
+  const permissions = record['permissions'];
+  if (isObject(permissions)) {
+    const granted = PERMISSION_LADDER.map((flag) => permissions[flag]);
+    const highest = granted.lastIndexOf(true);
+    const missing = PERMISSION_LADDER.slice(0, Math.max(0, highest)).filter((flag) => permissions[flag] === false);
+    if (missing.length > 0)
+      out.push(
+        violation(
+          [...at, 'permissions'],
+          'agreement.permissions',
+          `a ${type}'s permissions come from one access level, so ${PERMISSION_LADDER[highest] ?? ''} implies ${missing.join(', ')} (view 10, comment 40, edit 70, full 100; RULES.md#nested-records); got ${shown(permissions)}`,
+        ),
+      );
+  }
+  const levels = record['access_levels'];
+  const privacy = record['privacy'];
+  if (typeof privacy === 'string' && isObject(levels)) {
+    const level = (key: string): number | undefined => (typeof levels[key] === 'number' ? levels[key] : undefined);
+    const [open, company, space] = [level('public'), level('company'), level('space')];
+    if (open !== undefined && company !== undefined && space !== undefined) {
+      const expected = open > 0 ? 'public' : company > 0 ? 'internal' : space > 0 ? 'confidential' : 'secret';
+      if (privacy !== expected)
+        out.push(
+          violation(
+            [...at, 'privacy'],
+            'agreement.privacy',
+            `a ${type}'s privacy is what its access levels give (public if anyone, internal if the company, confidential if the space, else secret; AccessLevels.calc_privacy/1; RULES.md#nested-records): access levels ${shown({ public: open, company, space })} give ${shown(expected)}; got ${shown(privacy)}`,
+          ),
+        );
+    }
+  }
+  const milestones = record['milestones'];
+  const ordering = record['milestones_ordering_state'];
+  if (Array.isArray(milestones) && Array.isArray(ordering)) {
+    const rank = (milestone: unknown): number => {
+      const id = isObject(milestone) ? milestone['id'] : undefined;
+      return typeof id === 'string' ? ordering.findIndex((o) => typeof o === 'string' && sameRecord(o, id)) : -1;
+    };
+    const ranks = milestones.map(rank).filter((r) => r >= 0);
+    if (ranks.some((r, i) => i > 0 && r < (ranks[i - 1] ?? 0)))
+      out.push(
+        violation(
+          [...at, 'milestones'],
+          'agreement.milestone-order',
+          `a ${type}'s milestones come in the order of its milestones_ordering_state (RULES.md#nested-records): ${shown(ordering)}; got ${shown(milestones.map((m) => (isObject(m) ? m['id'] : m)))}`,
+        ),
+      );
+  }
+  return out;
+}
+
 /** The form of one timestamp field (RULES.md#timestamps): production writes every one the same way. */
 function timestampRule(field: string, value: string, at: Path): Violation[] {
   const usec = USEC_FIELDS.has(field);
@@ -294,7 +355,7 @@ export function agreementRules(body: unknown, today: number): Violation[] {
     if (!isObject(value)) return;
     const type = value['__typename'];
     if (typeof type === 'string') {
-      out.push(...idRules(value, type, at));
+      out.push(...idRules(value, type, at), ...nestedRules(value, type, at));
       if (type === 'project') out.push(...projectRules(value, at, today));
       if (type === 'goal') out.push(...goalRules(value, at, today));
     }

@@ -143,3 +143,38 @@ describe('the persona table', () => {
     expect(PERSONAS.filter((p) => rightsOf(p).records === 'view')).toEqual(['comment_only']);
   });
 });
+
+describe('nested records as the caller sees them, at any depth', () => {
+  const nested = (project: Record<string, unknown>): string[] =>
+    codes(agreementRules({ goal: { __typename: 'goal_x', projects: [{ __typename: 'project_x', ...project }] } }, WEDNESDAY)).filter((c) =>
+      /^agreement\.(permissions|privacy|milestone-order)$/.test(c),
+    );
+  const levels = { __typename: 'access_levels', public: 0, company: 0, space: 70 };
+  const ladder = { can_view: true, can_comment: true, can_edit: true, has_full_access: false };
+
+  it('accepts permissions of one access level, privacy from the access levels, and milestones in their ordering state', () => {
+    expect(
+      nested({
+        permissions: ladder,
+        access_levels: levels,
+        privacy: 'confidential',
+        milestones_ordering_state: ['b-BBBBBBBBBBBBBBBBBBBBBB', 'a-AAAAAAAAAAAAAAAAAAAAAA'],
+        milestones: [{ id: 'b-BBBBBBBBBBBBBBBBBBBBBB' }, { id: 'a-AAAAAAAAAAAAAAAAAAAAAA' }],
+      }),
+    ).toEqual([]);
+    expect(nested({ access_levels: { ...levels, company: 10 }, privacy: 'internal' })).toEqual([]);
+    expect(nested({ access_levels: { ...levels, public: 10 }, privacy: 'public' })).toEqual([]);
+    expect(nested({ access_levels: { ...levels, space: 0 }, privacy: 'secret' })).toEqual([]);
+  });
+
+  it('flags a flag without the ones below it, a privacy the access levels do not give, and milestones out of order', () => {
+    expect(nested({ permissions: { ...ladder, can_comment: false } })).toEqual(['agreement.permissions']);
+    expect(nested({ access_levels: levels, privacy: 'public' })).toEqual(['agreement.privacy']);
+    expect(
+      nested({
+        milestones_ordering_state: ['a-AAAAAAAAAAAAAAAAAAAAAA', 'b-BBBBBBBBBBBBBBBBBBBBBB'],
+        milestones: [{ id: 'b-BBBBBBBBBBBBBBBBBBBBBB' }, { id: 'a-AAAAAAAAAAAAAAAAAAAAAA' }],
+      }),
+    ).toEqual(['agreement.milestone-order']);
+  });
+});

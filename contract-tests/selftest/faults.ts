@@ -775,6 +775,47 @@ export const cases: Case[] = [
       },
     ],
   },
+  // Nested records as the caller sees them, at any depth (RULES.md#nested-records): the nested projects of a goal.
+  {
+    name: "nested records: a nested project's milestones out of order, its privacy not from its access levels, its permissions of no one level",
+    files: ['closeGoal'],
+    exit: 1,
+    faults: [
+      {
+        name: "a nested project's milestones out of order",
+        fault: () =>
+          on200((body) => {
+            const projects = entity(body, 'goal')['projects'];
+            if (!Array.isArray(projects)) return;
+            for (const project of projects) if (isObject(project) && Array.isArray(project['milestones'])) project['milestones'].reverse();
+          }),
+        expect: [/response\.body\.goal\.projects\[\d\]\.milestones {2}a project's milestones come in the order of its milestones_ordering_state/],
+      },
+      {
+        name: "a nested project's privacy not from its access levels",
+        fault: () =>
+          on200((body) => {
+            const projects = entity(body, 'goal')['projects'];
+            const first: unknown = Array.isArray(projects) ? projects[0] : undefined;
+            if (isObject(first) && typeof first['privacy'] === 'string') first['privacy'] = 'public';
+          }),
+        expect: [/response\.body\.goal\.projects\[0\]\.privacy {2}a project's privacy is what its access levels give .*; got "public"/],
+      },
+      {
+        name: "a nested project's permissions of no one level",
+        fault: () =>
+          on200((body) => {
+            const projects = entity(body, 'goal')['projects'];
+            const last: unknown = Array.isArray(projects) ? projects[projects.length - 1] : undefined;
+            const permissions = isObject(last) ? last['permissions'] : undefined;
+            if (isObject(permissions) && permissions['has_full_access'] === true) permissions['can_comment'] = false;
+          }),
+        expect: [
+          /response\.body\.goal\.projects\[\d\]\.permissions {2}a project's permissions come from one access level, so has_full_access implies can_comment/,
+        ],
+      },
+    ],
+  },
   // The control: an additive field is a warning, and the run passes.
   {
     name: 'control: an additive response field is a warning, not a failure',
