@@ -72,11 +72,11 @@ const NOT_VALID: ErrorObject[] = [{ instancePath: '', schemaPath: '', keyword: '
  */
 export function createReplyChecker(validator?: SchemaValidator): ReplyChecker {
   const check = (schemas: SchemaValidator, reply: Reply, operationId: string, framed: Framed | undefined): string[] => {
+    // A reply checked before it is framed is checked as frameReply would send it (the headers of every answer).
+    const wire = framed ?? frameReply(reply);
     const headers: Record<string, string> = {};
-    for (const [name, value] of framed?.headers ?? []) headers[name] = value;
-    const contentType = CONTENT_TYPES[reply.framing];
-    if (!framed && contentType) headers['content-type'] = contentType;
-    const text = framed?.body ?? (typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
+    for (const [name, value] of wire.headers) headers[name] = value;
+    const text = wire.body;
     const violations = checkResponse(
       operationId,
       { status: reply.status, headers, text, body: reply.body },
