@@ -74,6 +74,7 @@ const reply = (status: number, body: string, headers: Record<string, string> = {
 /** Several faults at once: request rewrites in order (the first direct reply wins), then reply rewrites in order. */
 export function compose(faults: ReadonlyArray<Fault>): Fault {
   return {
+    ...(faults.some((f) => f.controls === true) ? { controls: true } : {}),
     request: (req) => {
       let current: ProxiedRequest = req;
       for (const f of faults) {
@@ -783,33 +784,39 @@ export const cases: Case[] = [
     faults: [
       {
         name: "a nested project's milestones out of order",
-        fault: () =>
-          on200((body) => {
+        fault: () => ({
+          controls: true,
+          ...on200((body) => {
             const projects = entity(body, 'goal')['projects'];
             if (!Array.isArray(projects)) return;
             for (const project of projects) if (isObject(project) && Array.isArray(project['milestones'])) project['milestones'].reverse();
           }),
+        }),
         expect: [/response\.body\.goal\.projects\[\d\]\.milestones {2}a project's milestones come in the order of its milestones_ordering_state/],
       },
       {
         name: "a nested project's privacy not from its access levels",
-        fault: () =>
-          on200((body) => {
+        fault: () => ({
+          controls: true,
+          ...on200((body) => {
             const projects = entity(body, 'goal')['projects'];
             const first: unknown = Array.isArray(projects) ? projects[0] : undefined;
             if (isObject(first) && typeof first['privacy'] === 'string') first['privacy'] = 'public';
           }),
+        }),
         expect: [/response\.body\.goal\.projects\[0\]\.privacy {2}a project's privacy is what its access levels give .*; got "public"/],
       },
       {
         name: "a nested project's permissions of no one level",
-        fault: () =>
-          on200((body) => {
+        fault: () => ({
+          controls: true,
+          ...on200((body) => {
             const projects = entity(body, 'goal')['projects'];
             const last: unknown = Array.isArray(projects) ? projects[projects.length - 1] : undefined;
             const permissions = isObject(last) ? last['permissions'] : undefined;
             if (isObject(permissions) && permissions['has_full_access'] === true) permissions['can_comment'] = false;
           }),
+        }),
         expect: [
           /response\.body\.goal\.projects\[\d\]\.permissions {2}a project's permissions come from one access level, so has_full_access implies can_comment/,
         ],

@@ -100,7 +100,7 @@ function tracked(fault: Fault): { fault: Fault; changed: () => boolean; replied:
   let changed = false;
   const replied: Array<{ req: ProxiedRequest; reply: ProxiedReply }> = [];
   const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
-  const wrapped: Fault = {};
+  const wrapped: Fault = fault.controls === true ? { controls: true } : {};
   if (fault.request) {
     const inner = fault.request;
     wrapped.request = (req) => {
