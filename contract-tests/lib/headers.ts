@@ -60,9 +60,10 @@ function sharedCacheable(value: string | undefined): boolean {
 
 /**
  * The header rules of one answer. `where` describes it for a later message ("401 to POST /…"); `ids` is the run's (or
- * the proxy's) memory of request ids.
+ * the proxy's) memory of request ids; `sent` the x-request-id the request itself carried, if any (Plug.RequestId keeps
+ * a client's id of 20-200 characters, so a client that repeats its own id gets it back: not the server's doing).
  */
-export function headerRules(status: number, headers: Readonly<Record<string, string | undefined>>, ids: RequestIds, where: string): Violation[] {
+export function headerRules(status: number, headers: Readonly<Record<string, string | undefined>>, ids: RequestIds, where: string, sent?: string): Violation[] {
   const out: Violation[] = [];
   const challenge = headers['www-authenticate'];
   if (challenge !== undefined)
@@ -94,7 +95,7 @@ export function headerRules(status: number, headers: Readonly<Record<string, str
       );
   }
   const id = headers['x-request-id'];
-  if (id !== undefined) {
+  if (id !== undefined && id !== sent) {
     const earlier = ids.seen(id, `${status} to ${where}`);
     if (earlier !== undefined)
       out.push(

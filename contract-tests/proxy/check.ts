@@ -154,7 +154,16 @@ export function checkExchange(
   const answerRule = ANSWER_RULE[prediction.stage];
   const rules: Rule[] = ['spec.status', 'spec.media-type', 'spec.schema', 'headers'];
   const found: Violation[] = [...checkResponse(op.operationId, response)];
-  if (context) found.push(...headerRules(received.status, received.headers, context.requestIds, `${request.method} ${request.url.split('?')[0] ?? ''}`));
+  if (context)
+    found.push(
+      ...headerRules(
+        received.status,
+        received.headers,
+        context.requestIds,
+        `${request.method} ${request.url.split('?')[0] ?? ''}`,
+        firstHeader(request.headers, 'x-request-id'),
+      ),
+    );
   const json = received.status === 200 ? parsed(text) : undefined;
 
   if (answerRule) rules.push(answerRule);

@@ -36,6 +36,13 @@ describe('headers on every answer', () => {
     expect(again[0]?.message).toContain('(401 to POST /a)');
   });
 
+  it('lets a client that sends its own x-request-id get it back every time (Plug.RequestId keeps a valid one)', () => {
+    const ids = new RequestIds();
+    const own = 'client-chosen-id-0001';
+    expect(headerRules(401, { ...good, 'x-request-id': own }, ids, 'POST /a', own)).toEqual([]);
+    expect(headerRules(401, { ...good, 'x-request-id': own }, ids, 'POST /a', own)).toEqual([]);
+  });
+
   it('forgets the oldest id beyond its capacity, so its memory stays bounded', () => {
     const ids = new RequestIds(2);
     for (const id of ['a', 'b', 'c']) expect(ids.seen(id, id)).toBeUndefined();
