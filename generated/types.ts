@@ -2125,6 +2125,8 @@ export interface components {
         /** @description The request body could not be used. Before the token is checked: invalid JSON, an unknown field, a required field that is null, or a value of the wrong type (these carry no Content-Type header). After the token is accepted: required fields missing. */
         ResumeProjectBadRequest: {
             headers: {
+                "x-request-id": components["headers"]["RequestIdAfterParsing"];
+                "cache-control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -2133,9 +2135,11 @@ export interface components {
                 "text/html": "Bad Request";
             };
         };
-        /** @description The token is missing, malformed or unknown, or belongs to a suspended person or one without an account or company. Every case gets the same plain-text body, sent without a Content-Type header. It comes after the input checks: a malformed request gets its 400, 404 or 500 even without a token. */
+        /** @description The token is missing, malformed or unknown, or belongs to a suspended person or one without an account or company. Every case gets the same plain-text body, sent without a Content-Type header. It comes after the input checks: a malformed request gets its 400, 404 or 500 even without a token. No `WWW-Authenticate` challenge is sent (a browser would open a login dialog), on this or any other answer. */
         Unauthorized: {
             headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "cache-control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -2146,6 +2150,8 @@ export interface components {
         /** @description Either the token is read-only (plain text, no Content-Type header; checked right after the token, before missing fields), or the caller can see the record but may not edit it, or the company is in billing read-only mode (JSON, checked last). */
         Forbidden: {
             headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "cache-control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -2174,6 +2180,8 @@ export interface components {
         /** @description The record does not exist, is archived, or the caller cannot see it (not found comes before forbidden). An id that cannot be decoded at all gets the same body before the token is checked, without a Content-Type header. */
         NotFound: {
             headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "cache-control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -2200,6 +2208,8 @@ export interface components {
         /** @description A POST whose parameters carry `"_method": "PUT"`, `"PATCH"` or `"DELETE"` (any case) is treated as that method, and only GET and POST are served. Plain text, sent without a Content-Type header, before the token is checked. */
         MethodNotAllowed: {
             headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "cache-control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -2210,6 +2220,7 @@ export interface components {
         /** @description The Accept header allows no JSON (for example only `text/html`). Checked before anything else. */
         NotAcceptable: {
             headers: {
+                "cache-control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -2220,6 +2231,7 @@ export interface components {
         /** @description The body is larger than 256,000,000 bytes. The reason phrase as text/html, or the framework's JSON body when the Accept header selects JSON only. */
         PayloadTooLarge: {
             headers: {
+                "cache-control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -2247,6 +2259,8 @@ export interface components {
         /** @description The Content-Type is neither `application/json` (or `application/*+json`) nor a form type. Checked before the token. A request with no Content-Type at all is not rejected here: its body is ignored, so it gets 401 or 400 `Missing required fields`. */
         UnsupportedMediaType: {
             headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "cache-control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -2272,6 +2286,8 @@ export interface components {
         /** @description The service failed. Before the token check, a crash while decoding the inputs gives the framework's body: an unknown field whose name the server does not know, a rich-text field that is not a string of valid JSON, an id that is not a string or ends in a dash, `subscriber_ids` that is not an array. After it, a failed operation gives the service's own body: for example a rich-text value that is not a JSON object, an unknown or undecodable mention, a `subscriber_ids` entry that names nobody or is null, or a blank `success`. */
         InternalServerError: {
             headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                "cache-control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -2301,6 +2317,8 @@ export interface components {
         /** @description The request body could not be used. Before the token is checked: invalid JSON, an unknown field, a required field that is null, a value of the wrong type or a `success_status` outside the enum (these carry no Content-Type header). After the token is accepted: required fields missing. */
         CloseGoalBadRequest: {
             headers: {
+                "x-request-id": components["headers"]["RequestIdAfterParsing"];
+                "cache-control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -2313,10 +2331,12 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description A unique id of this request, for support and logs. */
+        /** @description A fresh id for this answer, for support and logs (Plug.RequestId, the first plug of the endpoint): every answer that passes the endpoint's parsers carries one, errors included, and no two answers share one. One header, one id. */
         RequestId: string;
-        /** @description Responses are never cached. */
+        /** @description Plug's default on every answer, errors included: never stored by a shared cache, revalidated by the caller's own. One header. */
         CacheControl: "max-age=0, private, must-revalidate";
+        /** @description A fresh id for this answer, as on every other answer, except on invalid JSON: that 400 is rendered by the endpoint before its plugs run, so it has no `x-request-id`. */
+        RequestIdAfterParsing: string;
     };
     pathItems: never;
 }

@@ -3,7 +3,7 @@
 // a reference (`space_id`, `goal_id`, `last_check_in_id`, `parent_goal_id`) names the nested record it stands for,
 // and a project's or goal's `state`, `is_closed`, `closed_at`, `success_status`, `is_outdated` and `status` are what
 // Project.state/1, Project.status/1, Goal.status/1 and their `outdated?` compute from each other
-// (RULES.md#agreement). The suite's own reading of production's rules, written apart from the mock's on purpose.
+// (RULES.md#agreement); and every timestamp, at any depth, has production's form (RULES.md#timestamps). The suite's own reading of production's rules, written apart from the mock's on purpose.
 import { isObject, loadDocument, pointerTo, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
 import { sameRecord, shortIdIn, slugOf } from './id-model.ts';
 import { violation, type Violation } from './violations.ts';
@@ -32,6 +32,13 @@ const REFERENCES: Readonly<Record<string, ReadonlyArray<{ field: string; record:
 };
 
 const DAY_MS = 86_400_000;
+/** A string that is a timestamp (a date and a time), in any form. */
+const TIMESTAMP = /^\d{4}-\d\d-\d\dT/;
+/** Production's form (the Any serializer): UTC with `Z`, whole seconds; microseconds only from a `_usec` column. */
+const WHOLE_SECONDS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
+const MICROSECONDS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
+/** Fields read from a `:utc_datetime_usec` column (soft_delete's deleted_at): written with six decimals. */
+const USEC_FIELDS: ReadonlySet<string> = new Set(['archived_at']);
 /** The outcomes a closed record has: the spec's SuccessStatus enum. */
 const OUTCOMES = resolvePointer(loadDocument(), `${pointerTo('components', 'schemas', 'SuccessStatus')}/enum`);
 const CLOSED_STATUSES: ReadonlySet<unknown> = new Set(Array.isArray(OUTCOMES) ? OUTCOMES : []);
@@ -260,6 +267,80 @@ function goalRules(goal: JsonObject, at: Path, today: number): Violation[] {
   return out;
 }
 
+/** Permission flags from the lowest level they need to the highest (§5.8: view 10, comment 40, edit 70, full 100). */
+const PERMISSION_LADDER = ['can_view', 'can_comment', 'can_edit', 'has_full_access'] as const;
+
+/**
+ * The rules every record with permissions, access levels or milestones keeps, at any depth (RULES.md#nested-records):
+ * its permissions are one access level's (a flag implies every flag below it), its privacy is what its access levels
+ * give (AccessLevels.calc_privacy/1), and its milestones follow its milestones_ordering_state.
+ */
+function nestedRules(record: JsonObject, type: string, at: Path): Violation[] {
+  const out: Violation[] = [];
+  const permissions = record['permissions'];
+  if (isObject(permissions)) {
+    const granted = PERMISSION_LADDER.map((flag) => permissions[flag]);
+    const highest = granted.lastIndexOf(true);
+    const missing = PERMISSION_LADDER.slice(0, Math.max(0, highest)).filter((flag) => permissions[flag] === false);
+    if (missing.length > 0)
+      out.push(
+        violation(
+          [...at, 'permissions'],
+          'agreement.permissions',
+          `a ${type}'s permissions come from one access level, so ${PERMISSION_LADDER[highest] ?? ''} implies ${missing.join(', ')} (view 10, comment 40, edit 70, full 100; RULES.md#nested-records); got ${shown(permissions)}`,
+        ),
+      );
+  }
+  const levels = record['access_levels'];
+  const privacy = record['privacy'];
+  if (typeof privacy === 'string' && isObject(levels)) {
+    const level = (key: string): number | undefined => (typeof levels[key] === 'number' ? levels[key] : undefined);
+    const [open, company, space] = [level('public'), level('company'), level('space')];
+    if (open !== undefined && company !== undefined && space !== undefined) {
+      const expected = open > 0 ? 'public' : company > 0 ? 'internal' : space > 0 ? 'confidential' : 'secret';
+      if (privacy !== expected)
+        out.push(
+          violation(
+            [...at, 'privacy'],
+            'agreement.privacy',
+            `a ${type}'s privacy is what its access levels give (public if anyone, internal if the company, confidential if the space, else secret; AccessLevels.calc_privacy/1; RULES.md#nested-records): access levels ${shown({ public: open, company, space })} give ${shown(expected)}; got ${shown(privacy)}`,
+          ),
+        );
+    }
+  }
+  const milestones = record['milestones'];
+  const ordering = record['milestones_ordering_state'];
+  if (Array.isArray(milestones) && Array.isArray(ordering)) {
+    const rank = (milestone: unknown): number => {
+      const id = isObject(milestone) ? milestone['id'] : undefined;
+      return typeof id === 'string' ? ordering.findIndex((o) => typeof o === 'string' && sameRecord(o, id)) : -1;
+    };
+    const ranks = milestones.map(rank).filter((r) => r >= 0);
+    if (ranks.some((r, i) => i > 0 && r < (ranks[i - 1] ?? 0)))
+      out.push(
+        violation(
+          [...at, 'milestones'],
+          'agreement.milestone-order',
+          `a ${type}'s milestones come in the order of its milestones_ordering_state (RULES.md#nested-records): ${shown(ordering)}; got ${shown(milestones.map((m) => (isObject(m) ? m['id'] : m)))}`,
+        ),
+      );
+  }
+  return out;
+}
+
+/** The form of one timestamp field (RULES.md#timestamps): production writes every one the same way. */
+function timestampRule(field: string, value: string, at: Path): Violation[] {
+  const usec = USEC_FIELDS.has(field);
+  if ((usec ? MICROSECONDS : WHOLE_SECONDS).test(value)) return [];
+  return [
+    violation(
+      [...at, field],
+      'agreement.timestamp',
+      `production writes ${field} ${usec ? 'in UTC with microseconds, like 2025-06-13T15:42:07.123456Z' : 'in UTC to the second, like 2025-06-13T15:42:07Z'} (no offset, ${usec ? 'six decimals' : 'no fraction'}; RULES.md#timestamps); got ${shown(value)}`,
+    ),
+  ];
+}
+
 /**
  * Every agreement rule on every record of a JSON answer (the body of a 200), with `today` the server's UTC day.
  * Records are objects with a `__typename`; the walk visits nested records and lists.
@@ -274,11 +355,14 @@ export function agreementRules(body: unknown, today: number): Violation[] {
     if (!isObject(value)) return;
     const type = value['__typename'];
     if (typeof type === 'string') {
-      out.push(...idRules(value, type, at));
+      out.push(...idRules(value, type, at), ...nestedRules(value, type, at));
       if (type === 'project') out.push(...projectRules(value, at, today));
       if (type === 'goal') out.push(...goalRules(value, at, today));
     }
-    for (const [key, child] of Object.entries(value)) visit(child, [...at, key]);
+    for (const [key, child] of Object.entries(value)) {
+      if (typeof child === 'string' && TIMESTAMP.test(child)) out.push(...timestampRule(key, child, at));
+      else visit(child, [...at, key]);
+    }
   };
   visit(body, ['response', 'body']);
   return out;

@@ -1,11 +1,13 @@
 // The rules every 200 answer of a write is held to, whoever sent the request (a suite test, or live traffic through
 // the proxy): its fields agree with each other (agreement.ts), and what the write leaves alone is as the record's
-// previous answer showed it (memory.ts). Each run is counted in the coverage, a rule that could not run with why.
+// previous answer showed it (memory.ts), and what the write computes from that previous state is what production
+// computes (write-again.ts). Each run is counted in the coverage, a rule that could not run with why.
 import { agreementRules, serverDay } from './agreement.ts';
 import type { Coverage } from './coverage.ts';
 import type { RecordMemory } from './memory.ts';
 import type { OperationId } from './profiles.ts';
 import type { Violation } from './violations.ts';
+import { writeAgainRules } from './write-again.ts';
 
 export type AnswerContext = {
   memory: RecordMemory;
@@ -26,5 +28,6 @@ export function answerRules(
   coverage.rule(operationId, 'agreement');
   const left = memory.observe(scope, operationId, json);
   coverage.rule(operationId, 'left-alone', left.skipped);
-  return [...agreement, ...left.violations];
+  coverage.rule(operationId, 'write-again', left.previous ? undefined : (left.skipped ?? 'no earlier answer for this record'));
+  return [...agreement, ...left.violations, ...writeAgainRules(operationId, left.previous, json, headers)];
 }

@@ -27,7 +27,7 @@ const text = fc.oneof(fc.string({ maxLength: 30 }), fc.string({ unit: 'grapheme'
 function idAnswer(a: Answers, field: string, id: string): (withToken: boolean) => Expectation {
   const decoded = decodeId(id);
   if (decoded.kind === 'null') return () => one(a.nullField(field));
-  if (decoded.kind === 'undecodable') return () => one(a.notFound);
+  if (decoded.kind === 'undecodable') return () => one(a.undecodable);
   if (decoded.kind === 'crash') return () => one(a.decodingCrash);
   return (withToken) => one(withToken ? a.notFound : a.unauthorized);
 }
@@ -70,7 +70,7 @@ function wrongValue(field: FieldModel, a: Answers): fc.Arbitrary<Defect> | undef
     case 'id-list': {
       const undecodable = fc.string({ maxLength: 10 }).map((s) => `${s}!`);
       return fc.oneof(
-        fixed(fc.array(undecodable, { minLength: 1, maxLength: 3 }), one(a.notFound)),
+        fixed(fc.array(undecodable, { minLength: 1, maxLength: 3 }), one(a.undecodable)),
         fixed(fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean(), objectValue), one(a.decodingCrash)),
       );
     }

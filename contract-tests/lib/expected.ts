@@ -2,23 +2,49 @@
 // examples (generated/openapi.json); the messages with a variable part are production's templates from
 // RULES.md#error-table (spec/lib/messages.ts), checked against the spec's examples by contract-tests/selftest/model.test.ts.
 import { isDeepStrictEqual } from 'node:util';
-import { messages } from '../../spec/lib/messages.ts';
+import { contentTypes, messages } from '../../spec/lib/messages.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
 import type { ApiResponse } from './client.ts';
 import { responseExample, responseExampleText, type OperationModel } from './profiles.ts';
 import { excerpt, violation, type Violation } from './violations.ts';
 
 type ExpectedBody = { kind: 'text'; text: string } | { kind: 'json'; value: unknown } | { kind: 'schema' };
-/** One acceptable answer: a status and the exact body (JSON compared parsed, text byte for byte). */
-export type Expected = { status: number; body: ExpectedBody; label: string };
+/**
+ * How production frames an answer (RULES.md#media-types, RULES.md#headers): its exact Content-Type (`null`: none at
+ * all), and whether it carries an x-request-id (only the endpoint's own errors, rendered before its plugs, have none).
+ */
+export type Framing = { contentType: string | null; requestId: boolean };
+/** One acceptable answer: a status, the exact body (JSON compared parsed, text byte for byte) and its framing. */
+export type Expected = { status: number; body: ExpectedBody; label: string; framing: Framing };
 /** Production's answer; several alternatives where production itself is nondeterministic (RULES.md#decision-2). */
 export type Expectation = { alternatives: Expected[] };
 
-const text = (status: number, body: string, label: string): Expected => ({ status, body: { kind: 'text', text: body }, label });
-const json = (status: number, value: unknown, label: string): Expected => ({ status, body: { kind: 'json', value }, label });
+/** The framings production uses: JSON, no Content-Type (the plug's own and the pre-token errors), the endpoint's error views. */
+const FRAMED = {
+  json: { contentType: contentTypes.json, requestId: true },
+  bare: { contentType: null, requestId: true },
+  endpointHtml: { contentType: contentTypes.html, requestId: false },
+  endpointJson: { contentType: contentTypes.json, requestId: false },
+} as const satisfies Record<string, Framing>;
+
+const text = (status: number, body: string, label: string, framing: Framing = FRAMED.bare): Expected => ({
+  status,
+  body: { kind: 'text', text: body },
+  label,
+  framing,
+});
+const json = (status: number, value: unknown, label: string, framing: Framing = FRAMED.json): Expected => ({
+  status,
+  body: { kind: 'json', value },
+  label,
+  framing,
+});
+
+/** A plain-text answer sent without a Content-Type (the Match plug's, for paths and methods the spec does not describe). */
+export const plain = (status: number, body: string): Expected => text(status, body, `${status} ${JSON.stringify(body)} in plain text`);
 
 /** 200 with a body the spec's schema accepts (checkResponse judges the body). */
-export const success: Expected = { status: 200, body: { kind: 'schema' }, label: '200 with the changed record' };
+export const success: Expected = { status: 200, body: { kind: 'schema' }, label: '200 with the changed record', framing: FRAMED.json };
 
 export function one(expected: Expected): Expectation {
   return { alternatives: [expected] };
@@ -34,12 +60,18 @@ export { messages };
 export function answers(model: OperationModel) {
   const badRequestExample = responseExample(model, 400, 'application/json', 'missing_required_fields');
   const badRequestTitle = isObject(badRequestExample) && typeof badRequestExample['error'] === 'string' ? badRequestExample['error'] : 'Bad request';
-  const badRequest = (message: string, label: string): Expected => json(400, { error: badRequestTitle, message }, `400 ${label}`);
+  // The decoding plug sends its 400s bare; only the missing-fields check, after the token, sets the JSON type.
+  const badRequest = (message: string, label: string, framing: Framing = FRAMED.bare): Expected =>
+    json(400, { error: badRequestTitle, message }, `400 ${label}`, framing);
+  const unauthorized = responseExampleText(model, 401, 'text/plain');
+  const readOnly = responseExampleText(model, 403, 'text/plain');
   return {
-    unauthorized: text(401, responseExampleText(model, 401, 'text/plain'), '401 "Unauthorized" in plain text'),
-    readOnly: text(403, responseExampleText(model, 403, 'text/plain'), '403 "Read-only API tokens cannot execute mutations" in plain text'),
+    unauthorized: text(401, unauthorized, `401 ${JSON.stringify(unauthorized)} in plain text`),
+    readOnly: text(403, readOnly, `403 ${JSON.stringify(readOnly)} in plain text`),
     forbidden: json(403, responseExample(model, 403, 'application/json'), '403 JSON Forbidden'),
     notFound: json(404, responseExample(model, 404, 'application/json'), '404 JSON Not found'),
+    /** The same body before the token, for an id that does not decode: sent without a Content-Type (RULES.md#error-17). */
+    undecodable: json(404, responseExample(model, 404, 'application/json'), '404 Not found (an undecodable id, sent bare)', FRAMED.bare),
     decodingCrash: json(500, responseExample(model, 500, 'application/json', 'decoding_crash'), '500 {"errors":{"detail":"Internal Server Error"}}'),
     operationFailed: json(
       500,
@@ -47,10 +79,10 @@ export function answers(model: OperationModel) {
       '500 {"error":"Internal server error",…} (the operation failed)',
     ),
     unsupportedMediaType: json(415, responseExample(model, 415, 'application/json'), '415 Unsupported Media Type'),
-    notAcceptable: text(406, responseExampleText(model, 406, 'text/html'), '406 "Not Acceptable"'),
-    invalidJsonHtml: text(400, responseExampleText(model, 400, 'text/html'), '400 "Bad Request" (text/html)'),
-    invalidJsonJson: json(400, responseExample(model, 400, 'application/json', 'invalid_json'), '400 {"errors":{"detail":"Bad Request"}}'),
-    missingFields: (names: ReadonlyArray<string>) => badRequest(messages.missingFields(names), `"${messages.missingFields(names)}"`),
+    notAcceptable: text(406, responseExampleText(model, 406, 'text/html'), '406 "Not Acceptable"', FRAMED.endpointHtml),
+    invalidJsonHtml: text(400, responseExampleText(model, 400, 'text/html'), '400 "Bad Request" (text/html)', FRAMED.endpointHtml),
+    invalidJsonJson: json(400, responseExample(model, 400, 'application/json', 'invalid_json'), '400 {"errors":{"detail":"Bad Request"}}', FRAMED.endpointJson),
+    missingFields: (names: ReadonlyArray<string>) => badRequest(messages.missingFields(names), `"${messages.missingFields(names)}"`, FRAMED.json),
     nullField: (name: string) => badRequest(messages.nullField(name), `"${messages.nullField(name)}"`),
     unknownField: (name: string) => badRequest(messages.unknownField(name), `"${messages.unknownField(name)}"`),
     unknownType: (type: 'string' | 'boolean') => badRequest(messages.unknownType(type), `"${messages.unknownType(type)}"`),
@@ -73,11 +105,49 @@ function bodyMatches(response: ApiResponse, body: ExpectedBody): boolean {
 const show = (body: ExpectedBody): string =>
   body.kind === 'text' ? JSON.stringify(body.text) : body.kind === 'json' ? JSON.stringify(body.value) : 'the schema';
 
+/**
+ * How the answer's framing departs from production's for its class: the exact Content-Type, charset included, or none
+ * where production sends none (RULES.md#media-types); an x-request-id wherever production's plugs ran (RULES.md#headers).
+ */
+function framingViolations(response: ApiResponse, matched: Expected): Violation[] {
+  const out: Violation[] = [];
+  const wanted = matched.framing.contentType;
+  const got = response.headers['content-type'];
+  if (got !== (wanted ?? undefined))
+    out.push(
+      violation(
+        ['response', 'header', 'content-type'],
+        'media-type.exact',
+        `production sends ${matched.label} ${wanted === null ? 'without a Content-Type' : `with Content-Type ${JSON.stringify(wanted)}`} (RULES.md#media-types); got ${got === undefined ? 'none' : JSON.stringify(got)}`,
+      ),
+    );
+  if (matched.framing.requestId && response.headers['x-request-id'] === undefined)
+    out.push(
+      violation(
+        ['response', 'header', 'x-request-id'],
+        'header.request-id-missing',
+        `production's plugs ran, so ${matched.label} carries an x-request-id (RULES.md#headers); none was sent`,
+      ),
+    );
+  return out;
+}
+
+/**
+ * The violations without the spec's warning "no Content-Type, as production sends some errors" where the comparison
+ * with production found the answer's class is one production frames (`media-type.exact`): that is an error.
+ */
+export function withoutExcusedMediaType<V extends Violation>(violations: ReadonlyArray<V>): V[] {
+  if (!violations.some((v) => v.code === 'media-type.exact')) return [...violations];
+  return violations.filter((v) => !(v.code === 'content-type.missing' && v.severity === 'warning'));
+}
+
 /** How the response departs from production's answer (nothing when it matches one alternative). */
 export function compare(response: ApiResponse, expectation: Expectation): Violation[] {
   const { alternatives } = expectation;
   const matched = alternatives.find((a) => a.status === response.status && bodyMatches(response, a.body));
   if (matched) {
+    const framing = framingViolations(response, matched);
+    if (framing.length > 0) return framing;
     // Production sends its error bodies byte for byte (key order included); a client comparing bytes would notice.
     if (matched.body.kind === 'json' && response.text !== JSON.stringify(matched.body.value)) {
       return [

@@ -58,7 +58,7 @@ export function wrongInputs(field: FieldModel, a: Answers): WrongInput[] {
         { label: 'a boolean', value: true, expectation: one(a.decodingCrash), source: `${table} #18` },
         { label: 'an object', value: { id: 'x' }, expectation: one(a.decodingCrash), source: `${table} #18` },
         { label: 'an id ending in a dash', value: 'some-record-', expectation: one(a.decodingCrash), source: `${table} #18` },
-        { label: 'an id with a character outside base 62', value: 'not an id!', expectation: one(a.notFound), source: `${table} #17` },
+        { label: 'an id with a character outside base 62', value: 'not an id!', expectation: one(a.undecodable), source: `${table} #17` },
         { label: 'the empty string (it counts as null)', value: '', expectation: one(a.nullField(field.name)), source: `${table} #13` },
       ];
     case 'rich-text':
@@ -72,7 +72,7 @@ export function wrongInputs(field: FieldModel, a: Answers): WrongInput[] {
       return [
         { label: 'a string instead of a list', value: 'bob', expectation: one(a.decodingCrash), source: `${table} #20` },
         { label: 'an object instead of a list', value: { id: 'x' }, expectation: one(a.decodingCrash), source: `${table} #20` },
-        { label: 'a list holding an undecodable id', value: ['not an id!'], expectation: one(a.notFound), source: `${table} #17` },
+        { label: 'a list holding an undecodable id', value: ['not an id!'], expectation: one(a.undecodable), source: `${table} #17` },
       ];
     default:
       return [];
@@ -134,7 +134,7 @@ export function inputVerdict(field: FieldModel, value: unknown, a: Answers, fits
       if (typeof value !== 'string') return rejected(one(a.decodingCrash), `${TABLE} #18`);
       const decoded = decodeId(value);
       if (decoded.kind === 'null') return rejected(one(a.nullField(field.name)), `${TABLE} #13`);
-      if (decoded.kind === 'undecodable') return rejected(one(a.notFound), `${TABLE} #17`);
+      if (decoded.kind === 'undecodable') return rejected(one(a.undecodable), `${TABLE} #17`);
       if (decoded.kind === 'crash') return rejected(one(a.decodingCrash), `${TABLE} #18`);
       return valid;
     }
@@ -158,7 +158,7 @@ export function inputVerdict(field: FieldModel, value: unknown, a: Answers, fits
         if (item === null) return { kind: 'fails', source: `null in ${field.name} makes the operation fail after the token (RULES.md#error-26)` };
         if (typeof item !== 'string') return { kind: 'unknown' };
         const decoded = decodeId(item);
-        if (decoded.kind === 'undecodable') return rejected(one(a.notFound), `${TABLE} #17`);
+        if (decoded.kind === 'undecodable') return rejected(one(a.undecodable), `${TABLE} #17`);
         if (decoded.kind === 'crash') return rejected(one(a.decodingCrash), `${TABLE} #18`);
         if (decoded.kind !== 'uuid') return { kind: 'unknown' };
         refers = true;

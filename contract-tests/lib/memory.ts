@@ -19,8 +19,11 @@ const REPORTED = 8;
 type Path = Array<string | number>;
 type Remembered = { seq: number; record: JsonObject };
 
-/** What `observe` found: the violations, or why the rule could not run on this answer. */
-export type Observed = { violations: Violation[]; skipped?: string };
+/**
+ * What `observe` found: the violations, or why the rule could not run on this answer; and the record as the previous
+ * answer showed it (the state before this write, for the rules that compute from it: write-again.ts).
+ */
+export type Observed = { violations: Violation[]; skipped?: string; previous?: JsonObject };
 
 const shown = (value: unknown): string => {
   const text = JSON.stringify(value) ?? 'absent';
@@ -123,7 +126,7 @@ export class RecordMemory {
           `and ${found.length - REPORTED} more fields changed that ${write.verb} leaves alone (RULES.md#left-alone)`,
         ),
       );
-    return { violations };
+    return { violations, previous: previous.record };
   }
 
   /**

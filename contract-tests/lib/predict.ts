@@ -4,10 +4,12 @@
 // guard, missing fields, and last the record. Where several answers are possible (production is nondeterministic, a
 // token or a record this side does not know), every one is accepted; where the model says nothing, nothing is
 // predicted. The validation proxy uses it on live traffic; test/predict.test.ts holds it to the suite's tables.
+import { texts } from '../../spec/lib/messages.ts';
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
 import { TOKEN_FORM, type Persona, type RecordGroup } from './env.ts';
 import { answers, either, messages, one, success, type Answers, type Expectation, type Expected } from './expected.ts';
 import { inputVerdict, unknownFieldAnswer } from './inputs.ts';
+import { rightsOf } from './personas.ts';
 import { operationModels, type OperationModel } from './profiles.ts';
 import { specValidator } from './validator.ts';
 
@@ -273,7 +275,7 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
   if (token === undefined) {
     const rule =
       authorization === undefined
-        ? 'A request without an Authorization header is 401 "Unauthorized" once the inputs pass (RULES.md#error-21)'
+        ? `A request without an Authorization header is 401 ${JSON.stringify(texts.unauthorized)} once the inputs pass (RULES.md#error-21)`
         : 'An Authorization header with no token the service can read (another scheme, "bearer", a tab, no token) is 401 (RULES.md#reading-the-header)';
     return { op, stage: 'token', rule, expectation: one(a.unauthorized), params };
   }
@@ -287,20 +289,21 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
     };
   const who = known.who(token);
   const withWho = who ? { who } : {};
-  if (who?.persona === 'suspended')
+  const rights = who ? rightsOf(who.persona) : undefined;
+  if (who && rights?.token === 'refused')
     return {
       op,
       stage: 'token',
-      rule: `A suspended person’s token (${who.source}) is 401 "Unauthorized" (RULES.md#checking-the-token)`,
+      rule: `A refused token (${who.persona}: ${who.source}) is 401 ${JSON.stringify(texts.unauthorized)} (RULES.md#checking-the-token)`,
       expectation: one(a.unauthorized),
       params,
       ...withWho,
     };
-  if (who?.persona === 'read_only')
+  if (who && rights?.token === 'read-only')
     return {
       op,
       stage: 'read-only',
-      rule: `A read-only token (${who.source}) is 403 "Read-only API tokens cannot execute mutations" (RULES.md#read-only-tokens)`,
+      rule: `A read-only token (${who.source}) is 403 ${JSON.stringify(texts.readOnly)} (RULES.md#read-only-tokens)`,
       expectation: one(a.readOnly),
       params,
       ...withWho,
@@ -332,32 +335,32 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
       ? '; it names other people or records, so the operation may fail with 500'
       : '; valid input is never a server error';
   const record = `the ${story} ${op.group.replace(/s$/, '')}`;
-  if (who && story !== undefined) {
-    if (who.persona === 'full_access')
+  if (who && rights && story !== undefined) {
+    if (rights.records === 'edit')
       return {
         op,
         stage: 'record',
-        rule: `The full-access person (${who.source}) can edit ${record} (a fixture)${done}`,
+        rule: `The ${who.persona} person (${who.source}) can edit ${record} (a fixture)${done}`,
         expectation: alternatives(outcome),
         params,
         ...withWho,
         ...withStory,
       };
-    if (who.persona === 'comment_only')
+    if (rights.records === 'view')
       return {
         op,
         stage: 'record',
-        rule: `A person who can see ${record} but not edit it (comment_only, ${who.source}) gets 403 JSON (RULES.md#decision-3)`,
+        rule: `A person who can see ${record} but not edit it (${who.persona}, ${who.source}) gets 403 JSON (RULES.md#decision-3)`,
         expectation: one(a.forbidden),
         params,
         ...withWho,
         ...withStory,
       };
-    if (who.persona === 'no_access')
+    if (rights.records === 'none')
       return {
         op,
         stage: 'record',
-        rule: `A person who cannot see ${record} (no_access, ${who.source}) gets 404, never 403 (RULES.md#decision-3)`,
+        rule: `A person who cannot see ${record} (${who.persona}, ${who.source}) gets 404, never 403 (RULES.md#decision-3)`,
         expectation: one(a.notFound),
         params,
         ...withWho,

@@ -4,7 +4,9 @@
 // variable). Sends only requests a correct server answers without changing anything: `{}` to each operation.
 import { createClient, RequestTimeout, TransportError, type ApiRequest, type ApiResponse } from './client.ts';
 import { mediaTypeOf } from './conformance.ts';
-import { tokenVariable, type ContractConfig, type Persona } from './env.ts';
+import { texts } from '../../spec/lib/messages.ts';
+import { PERSONAS, tokenVariable, type ContractConfig, type Persona } from './env.ts';
+import { rightsOf } from './personas.ts';
 import { operationModels } from './profiles.ts';
 import { MOCK_SESSION_HEADER, resolveTarget, type ResolvedTarget } from './target.ts';
 
@@ -33,13 +35,17 @@ function unreachable(config: ContractConfig, error: TransportError): string | un
   }
 }
 
-/** How a valid token is answered `{}` (before any lookup): what the persona's token must get, and what 401 means. */
-const EXPECTED_FOR_EMPTY_BODY: ReadonlyArray<[Persona, string]> = [
-  ['full_access', '400 "Missing required fields"'],
-  ['read_only', '403 "Read-only API tokens cannot execute mutations"'],
-  ['comment_only', '400 "Missing required fields"'],
-  ['no_access', '400 "Missing required fields"'],
-];
+/**
+ * How a persona's token is answered `{}` (before any lookup), from the persona table: what it must get, and what 401
+ * means; a token the service refuses anyway (a suspended person's) is left out.
+ */
+function expectedForEmptyBody(): Array<[Persona, string]> {
+  return PERSONAS.flatMap((persona): Array<[Persona, string]> => {
+    const { token } = rightsOf(persona);
+    if (token === 'refused') return [];
+    return [[persona, token === 'read-only' ? `403 ${JSON.stringify(texts.readOnly)}` : '400 "Missing required fields"']];
+  });
+}
 
 /** Why these answers say the URL is not this API, if they do. */
 function notTheApi(config: ContractConfig, answers: ReadonlyArray<{ request: ApiRequest; response: ApiResponse }>): string | undefined {
@@ -47,7 +53,7 @@ function notTheApi(config: ContractConfig, answers: ReadonlyArray<{ request: Api
   const where = answers.map((a) => `${a.request.method} ${a.request.path}`).join(' and ');
   if (answers.every((a) => mediaTypeOf(a.response.headers['content-type']) === 'text/html')) {
     const statuses = [...new Set(answers.map((a) => a.response.status))].join('/');
-    return `CONTRACT_BASE_URL: ${config.baseUrl} does not look like this API: it answered ${where} with an HTML page (${statuses}), where the API answers 401 "Unauthorized"; point it at the API's origin (not the web app or a login page), or wait for the deployment behind it`;
+    return `CONTRACT_BASE_URL: ${config.baseUrl} does not look like this API: it answered ${where} with an HTML page (${statuses}), where the API answers 401 ${JSON.stringify(texts.unauthorized)}; point it at the API's origin (not the web app or a login page), or wait for the deployment behind it`;
   }
   if (answers.every((a) => a.response.status === 404)) {
     return `CONTRACT_BASE_URL: ${config.baseUrl} does not look like this API: it answered 404 to ${where}; give the origin the spec's paths are appended to (the suite adds /api/external/v1/…), and check that the deployment has these operations`;
@@ -80,7 +86,7 @@ export async function preflight(config: ContractConfig): Promise<Preflight> {
   if (target.unreachable) return { target };
   const first = operationModels()[0];
   if (!first) return { target };
-  for (const [persona, expected] of EXPECTED_FOR_EMPTY_BODY) {
+  for (const [persona, expected] of expectedForEmptyBody()) {
     const token = target.tokens[persona];
     if (token === undefined) continue;
     const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${token}` };

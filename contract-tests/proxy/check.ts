@@ -4,10 +4,12 @@
 // the --tokens file names the person, the fields that agree and what the write leaves alone (answer.ts, with the
 // proxy's memory of every record's last answer). Each violation is filed under the rule it breaks, for the summary
 // and JUnit; what the exchange exercised goes to the coverage.
+import { texts } from '../../spec/lib/messages.ts';
 import { answerRules, type AnswerContext } from '../lib/answer.ts';
 import type { ApiRequest, ApiResponse } from '../lib/client.ts';
 import { checkResponse } from '../lib/conformance.ts';
-import { compare } from '../lib/expected.ts';
+import { compare, withoutExcusedMediaType } from '../lib/expected.ts';
+import { headerRules, type RequestIds } from '../lib/headers.ts';
 import type { Exchange } from '../lib/client.ts';
 import { firstHeader, predict, type Knowledge, type Prediction, type RawRequest, type Stage } from '../lib/predict.ts';
 import { CALLER_FIELDS, STATE_RULES } from '../lib/state-rules.ts';
@@ -17,11 +19,13 @@ import { violation, type Violation } from '../lib/violations.ts';
 export const RULES = {
   'spec.status': 'The status is one the spec documents for the operation',
   'spec.media-type': 'The Content-Type is the documented one (a success must have one; production’s error bodies may come without)',
-  'spec.schema': 'The body and the documented headers match the spec’s schemas (unknown fields are warnings)',
+  'spec.schema': 'The body matches the spec’s schema (unknown fields are warnings)',
+  headers:
+    'Every answer’s headers, whatever its status: the documented ones as the spec has them, a fresh x-request-id, never cacheable by a shared cache, no WWW-Authenticate challenge, one copy of each (RULES.md#headers)',
   'answer.transport': 'Production’s answer to the transport: invalid JSON 400, Accept 406, Content-Type 415',
   'answer.inputs': 'Production’s exact answer to a wrong or unknown input, before the token: an unknown field answered 200 is a violation',
-  'answer.token': 'No readable token, a refused or a suspended person’s token: 401 "Unauthorized" (a missing token answered 200 is a violation)',
-  'answer.read-only': 'A read-only token: 403 "Read-only API tokens cannot execute mutations" (answered 200 is a violation)',
+  'answer.token': `No readable token, a refused or a suspended person’s token: 401 ${JSON.stringify(texts.unauthorized)} (a missing token answered 200 is a violation)`,
+  'answer.read-only': `A read-only token: 403 ${JSON.stringify(texts.readOnly)} (answered 200 is a violation)`,
   'answer.missing-fields': 'Missing required fields: 400 naming them in declaration order',
   'answer.record': 'The record and the persona decide: 404, 403 JSON or 200; valid input is never a 500',
   state: 'A 200 keeps the state rules (RULES.md#decision-3; RULES.md#state)',
@@ -29,6 +33,8 @@ export const RULES = {
     'A 200’s fields agree: ids are their records’ slugs, references name the nested records, state and status are computed from each other (RULES.md#agreement)',
   'left-alone':
     'A 200 changes only what the write changes: every other field is as the same record’s previous answer through the proxy showed it (RULES.md#left-alone)',
+  'write-again':
+    'A 200 computes from the record as its previous answer through the proxy showed it: the next check-in by the coming-Friday rule, a close again with a new time and a new retrospective (RULES.md#state-resume; RULES.md#state-close)',
   caller: 'A 200 that names who wrote names the caller (the --tokens file’s people)',
   timeout: 'The target answers within --timeout',
   size: 'The answer is small enough for the proxy to check (--max-body-bytes; an operation’s documented answers are a few KB)',
@@ -49,9 +55,11 @@ const PRECEDENCE: ReadonlyArray<Rule> = [
   'answer.record',
   'spec.status',
   'spec.media-type',
+  'headers',
   'state',
   'agreement',
   'left-alone',
+  'write-again',
   'caller',
   'timeout',
   'size',
@@ -94,11 +102,13 @@ const ANSWER_RULE: Record<Stage, Rule | undefined> = {
 
 function ruleOf(code: string, answerRule: Rule): Rule {
   if (code === 'status.undocumented' || code === 'operation.unknown') return 'spec.status';
-  if (code.startsWith('content-type.') || code.startsWith('body.')) return 'spec.media-type';
+  if (code.startsWith('content-type.') || code.startsWith('media-type.') || code.startsWith('body.')) return 'spec.media-type';
+  if (code.startsWith('header.')) return 'headers';
   if (code.startsWith('expected.')) return answerRule;
   if (code === 'state.caller') return 'caller';
   if (code.startsWith('agreement.')) return 'agreement';
   if (code === 'left-alone') return 'left-alone';
+  if (code.startsWith('write.')) return 'write-again';
   if (code.startsWith('state.')) return 'state';
   return 'spec.schema';
 }
@@ -130,7 +140,7 @@ export function checkExchange(
   request: RawRequest,
   received: Received,
   known: Knowledge & { person(persona: 'full_access'): string | undefined },
-  context?: AnswerContext,
+  context?: AnswerContext & { requestIds: RequestIds },
 ): Checked | undefined {
   const predicted = predict(request, known);
   if (!predicted) return undefined;
@@ -142,8 +152,18 @@ export function checkExchange(
   const text = received.body.toString('utf8');
   const response: ApiResponse = { status: received.status, headers: received.headers, text, bytes: received.body, durationMs: 0 };
   const answerRule = ANSWER_RULE[prediction.stage];
-  const rules: Rule[] = ['spec.status', 'spec.media-type', 'spec.schema'];
+  const rules: Rule[] = ['spec.status', 'spec.media-type', 'spec.schema', 'headers'];
   const found: Violation[] = [...checkResponse(op.operationId, response)];
+  if (context)
+    found.push(
+      ...headerRules(
+        received.status,
+        received.headers,
+        context.requestIds,
+        `${request.method} ${request.url.split('?')[0] ?? ''}`,
+        firstHeader(request.headers, 'x-request-id'),
+      ),
+    );
   const json = received.status === 200 ? parsed(text) : undefined;
 
   if (answerRule) rules.push(answerRule);
@@ -169,19 +189,19 @@ export function checkExchange(
       );
     found.push(...STATE_RULES[op.operationId](exchange, prediction.params, prediction.story, caller));
     if (context) {
-      rules.push('agreement', 'left-alone');
+      rules.push('agreement', 'left-alone', 'write-again');
       found.push(...answerRules(op.operationId, received.headers, json, context));
     }
   }
   if (context) {
     context.coverage.exchange(op.operationId, request.body, received.status, json);
-    for (const rule of rules) if (rule !== 'agreement' && rule !== 'left-alone') context.coverage.rule(op.operationId, rule);
+    for (const rule of rules) if (rule !== 'agreement' && rule !== 'left-alone' && rule !== 'write-again') context.coverage.rule(op.operationId, rule);
   }
   return {
     operationId: op.operationId,
     prediction,
     rules,
-    violations: byPrecedence(found.map((v) => ({ ...v, rule: ruleOf(v.code, answerRule ?? 'answer.record') }))),
+    violations: byPrecedence(withoutExcusedMediaType(found).map((v) => ({ ...v, rule: ruleOf(v.code, answerRule ?? 'answer.record') }))),
   };
 }
 

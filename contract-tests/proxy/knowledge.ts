@@ -5,6 +5,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { PERSONAS, RECORD_STORIES, TOKEN_FORM, tokenVariable, type Persona, type RecordGroup } from '../lib/env.ts';
+import { rightsOf } from '../lib/personas.ts';
 import { decodeId, sameRecord } from '../lib/id-model.ts';
 import type { Knowledge, Who } from '../lib/predict.ts';
 
@@ -96,14 +97,16 @@ export class TokenKnowledge implements Knowledge {
   }
 
   /** Remembers what the server showed about a token not in the file: it is read-only, or it is refused (401). */
-  learn(token: string, persona: 'read_only' | 'suspended'): void {
+  learn(token: string, kind: 'read-only' | 'refused'): void {
     const digest = this.#digest(token);
-    if (this.#given.has(digest) || this.#learned.has(digest)) return;
+    // The persona the table gives such a token (personas.ts): the first whose token the service treats so.
+    const persona = PERSONAS.find((p) => rightsOf(p).token === kind);
+    if (persona === undefined || this.#given.has(digest) || this.#learned.has(digest)) return;
     if (this.#learned.size >= LEARNED_LIMIT) {
       const oldest = this.#learned.keys().next().value;
       if (oldest !== undefined) this.#learned.delete(oldest);
     }
-    const source = persona === 'read_only' ? 'the server answered it with the read-only 403 earlier' : 'the server refused it with 401 earlier';
+    const source = kind === 'read-only' ? 'the server answered it with the read-only 403 earlier' : 'the server refused it with 401 earlier';
     this.#learned.set(digest, { persona, source });
   }
 

@@ -6,6 +6,7 @@
 // proxy's own. No console output here: `onViolation` is the caller's (main.ts prints).
 import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { texts } from '../../spec/lib/messages.ts';
 import { curlLine } from '../lib/client.ts';
 import { mediaTypeOf } from '../lib/conformance.ts';
 import { operationModels } from '../lib/profiles.ts';
@@ -13,6 +14,7 @@ import { MOCK_SESSION_HEADER } from '../lib/target.ts';
 import { firstHeader, tokenOf, type RawRequest } from '../lib/predict.ts';
 import { createMasker } from '../lib/mask.ts';
 import { RecordMemory } from '../lib/memory.ts';
+import { RequestIds } from '../lib/headers.ts';
 import { excerpt, violation } from '../lib/violations.ts';
 import { controlOriginAllowed, crossOrigin, misdirected } from '../../mock/src/guard.ts';
 import { apiRequest, checkExchange, type FiledViolation, type Received } from './check.ts';
@@ -129,6 +131,8 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
   const log = new ViolationLog(options.capacity ?? DEFAULT_CAPACITY);
   /** Each record's last answer per caller and mock session, for the left-alone rule. */
   const memory = new RecordMemory();
+  /** The request ids of the answers forwarded (bounded): no two may share one. */
+  const requestIds = new RequestIds();
   const operationPaths: ReadonlySet<string> = new Set(operationModels().map((o) => o.path));
   /**
    * Scopes whose fixture records were read from the mock before their first write, as many as the memory keeps
@@ -260,7 +264,7 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
   }
 
   function file(request: RawRequest, received: Received): { count: number; entry: Entry | undefined } {
-    const checked = checkExchange(request, received, knowledge, { memory, coverage: log.coverage, scope: scopeOf(request.headers) });
+    const checked = checkExchange(request, received, knowledge, { memory, coverage: log.coverage, scope: scopeOf(request.headers), requestIds });
     if (!checked) {
       log.unchecked();
       return { count: 0, entry: undefined };
@@ -308,8 +312,8 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
     const token = tokenOf(firstHeader(request.headers, 'authorization'));
     if (token === undefined) return;
     const text = received.body.toString('utf8');
-    if (received.status === 403 && text === 'Read-only API tokens cannot execute mutations') knowledge.learn(token, 'read_only');
-    else if (received.status === 401 && text === 'Unauthorized') knowledge.learn(token, 'suspended');
+    if (received.status === 403 && text === texts.readOnly) knowledge.learn(token, 'read-only');
+    else if (received.status === 401 && text === texts.unauthorized) knowledge.learn(token, 'refused');
   }
 
   function control(req: IncomingMessage, res: ServerResponse, url: URL): void {
@@ -330,6 +334,7 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
       log.reset();
       knowledge.forget();
       memory.forget();
+      requestIds.forget();
       baselined.clear();
       sendJson(res, 200, { reset: true });
     } else if (['/__proxy/violations', '/__proxy/summary', '/__proxy/reset'].includes(url.pathname.replace(/\/+$/, ''))) {

@@ -1,15 +1,18 @@
 // The conformance core on hand-made responses: each rule fires on the mistake it names, with the message QA reads,
 // and stays quiet on production's own answers.
 import { describe, expect, it } from 'vitest';
+import { texts } from '../../spec/lib/messages.ts';
 import { isObject, loadDocument, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
 import { checkResponse } from '../lib/conformance.ts';
 import { formatLocation, type Violation } from '../lib/violations.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 type Headers = Record<string, string>;
+/** The headers production puts on every answer its plugs sent (RULES.md#headers); a test overrides or drops them. */
+const EVERY_ANSWER: Headers = { 'cache-control': texts.cacheControl, 'x-request-id': 'F_uAnbzq1dCbYgIAAAJB' };
 const response = (status: number, body: unknown, headers: Headers = { 'content-type': JSON_TYPE }) => ({
   status,
-  headers,
+  headers: { ...EVERY_ANSWER, ...headers },
   text: typeof body === 'string' ? body : JSON.stringify(body),
 });
 
@@ -113,10 +116,24 @@ describe('checkResponse', () => {
     expect(v?.message).toBe('Content-Type application/json is not documented for resumeProject 401; documented: text/plain');
   });
 
-  it('checks documented header values, and reports a missing optional header as a warning', () => {
+  it('checks documented header values on every status, a missing required header as an error and a missing optional one not at all', () => {
     const found = checkResponse('closeGoal', response(200, example200('closeGoal'), { 'content-type': JSON_TYPE, 'cache-control': 'no-store' }));
     expect(at(errors(found))).toEqual(['response.header.cache-control header.const']);
-    expect(at(warnings(found))).toEqual(['response.header.x-request-id header.missing']);
+    const { 'x-request-id': _id, ...withoutId } = EVERY_ANSWER;
+    const unauthorized = checkResponse('closeGoal', { status: 401, headers: withoutId, text: texts.unauthorized });
+    expect(at(errors(unauthorized))).toEqual(['response.header.x-request-id header.missing']);
+    const repeated = checkResponse(
+      'closeGoal',
+      response(404, { error: 'Not found', message: 'The requested resource was not found' }, { 'x-request-id': 'a1234567890123456789, a1234567890123456789' }),
+    );
+    expect(at(errors(repeated))).toEqual(['response.header.x-request-id header.pattern']);
+    // The 400 of invalid JSON is rendered before the endpoint's plugs: the spec documents its x-request-id as optional.
+    const invalidJson = checkResponse('closeGoal', {
+      status: 400,
+      headers: { 'cache-control': texts.cacheControl, 'content-type': 'text/html; charset=utf-8' },
+      text: 'Bad Request',
+    });
+    expect(found.length + invalidJson.length).toBe(1);
   });
 
   it('reports the alternatives of a oneOf error body by the closest one', () => {

@@ -1,6 +1,7 @@
 // Injected faults: each breaks one rule of production's behaviour in a proxy in front of the mock (support.ts
 // startFaultProxy). Shared by the suite's fault test (faults.test.ts: the suite must fail naming each one) and the
 // validation proxy's (proxy.test.ts: the proxy must report each one its smoke set reaches).
+import { texts } from '../../spec/lib/messages.ts';
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
 import type { Fault, ProxiedReply, ProxiedRequest } from './support.ts';
 
@@ -59,11 +60,21 @@ function rewriteBody(change: (body: JsonObject) => void): Fault {
     },
   };
 }
-const reply = (status: number, body: string, headers: Record<string, string> = {}): ProxiedReply => ({ status, headers, body });
+let replies = 0;
+/**
+ * A reply a fault makes up, with the headers production puts on every answer (a fresh request id, its Cache-Control),
+ * so that it breaks only the rule it is about (RULES.md#headers).
+ */
+const reply = (status: number, body: string, headers: Record<string, string> = {}): ProxiedReply => ({
+  status,
+  headers: { 'cache-control': texts.cacheControl, 'x-request-id': `fault${String(++replies).padStart(15, '0')}`, ...headers },
+  body,
+});
 
 /** Several faults at once: request rewrites in order (the first direct reply wins), then reply rewrites in order. */
 export function compose(faults: ReadonlyArray<Fault>): Fault {
   return {
+    ...(faults.some((f) => f.controls === true) ? { controls: true } : {}),
     request: (req) => {
       let current: ProxiedRequest = req;
       for (const f of faults) {
@@ -248,7 +259,7 @@ export const cases: Case[] = [
         expect: [
           /✗ FAIL resumeProject > ids > A malformed project_id is 404 even without a token/,
           /✗ FAIL closeGoal > order > Without a token, null in a required field is still 400/,
-          /expected 404 JSON Not found; got 401 "Unauthorized"/,
+          /expected 404 Not found \(an undecodable id, sent bare\); got 401 "Unauthorized"/,
         ],
       },
       {
@@ -640,6 +651,174 @@ export const cases: Case[] = [
           }),
         expect: [
           /response\.body\.project\.goal\.is_closed {2}a goal is closed exactly when closed_at is set \(Goal\.state\/1; RULES\.md#state-goal\): is_closed true, closed_at null/,
+        ],
+      },
+    ],
+  },
+  // Every answer's headers, whatever its status (RULES.md#headers): each fault passes the spec's 200-only checks.
+  {
+    name: 'headers on every answer: a constant request id, a publicly cacheable 401, a WWW-Authenticate challenge, a repeated Cache-Control on errors',
+    files: ['auth', 'ids'],
+    exit: 1,
+    faults: [
+      {
+        name: 'a constant request id',
+        fault: () => ({
+          response: (_req, r) => (r.headers['x-request-id'] === undefined ? r : { ...r, headers: { ...r.headers, 'x-request-id': 'F_uAnbzq1dCbYgIAAAJB' } }),
+        }),
+        expect: [/every answer has a fresh x-request-id \(RULES\.md#headers\); "F_uAnbzq1dCbYgIAAAJB" was already the id of an earlier answer/],
+      },
+      {
+        name: 'a publicly cacheable 401',
+        fault: () => ({ response: (_req, r) => (r.status === 401 ? { ...r, headers: { ...r.headers, 'cache-control': 'public, max-age=3600' } } : r) }),
+        expect: [/an error answer must never be stored by a shared cache: .* got "public, max-age=3600"/],
+      },
+      {
+        name: 'a WWW-Authenticate challenge',
+        fault: () => ({ response: (_req, r) => (r.status === 401 ? { ...r, headers: { ...r.headers, 'www-authenticate': 'Bearer realm="api"' } } : r) }),
+        expect: [/production sends no authentication challenge .*; got WWW-Authenticate "Bearer realm=\\"api\\""/],
+      },
+      {
+        name: 'a repeated Cache-Control on errors',
+        fault: () => ({
+          response: (_req, r) => {
+            const value = r.headers['cache-control'];
+            return r.status === 404 && value !== undefined ? { ...r, headers: { ...r.headers, 'cache-control': `${value}, ${value}` } } : r;
+          },
+        }),
+        expect: [/production sends cache-control once; it came repeated/],
+      },
+    ],
+  },
+  // The exact media type of each error class (RULES.md#media-types): the spec's check compares media types alone.
+  {
+    name: 'media types: a JSON 404 without its Content-Type, JSON without its charset',
+    files: ['ids', 'permissions'],
+    exit: 1,
+    faults: [
+      {
+        name: 'a JSON 404 without its Content-Type',
+        fault: (tokens) => ({
+          response: (req, r) => {
+            if (r.status !== 404 || !(req.headers['authorization'] ?? '').includes(tokens['no_access'] ?? '-')) return r;
+            const { 'content-type': _dropped, ...headers } = r.headers;
+            return { ...r, headers };
+          },
+        }),
+        expect: [/production sends 404 JSON Not found with Content-Type "application\/json; charset=utf-8" \(RULES\.md#media-types\); got none/],
+      },
+      {
+        name: 'JSON without its charset',
+        fault: () => ({
+          response: (_req, r) =>
+            r.headers['content-type'] === JSON_TYPE && r.status !== 404 ? { ...r, headers: { ...r.headers, 'content-type': 'application/json' } } : r,
+        }),
+        expect: [/with Content-Type "application\/json; charset=utf-8" \(RULES\.md#media-types\); got "application\/json"/],
+      },
+    ],
+  },
+  // Forms and values a write computes (RULES.md#timestamps, RULES.md#state-resume, RULES.md#state-close).
+  {
+    name: 'computed: timestamps with an offset or milliseconds, the next check-in a week late',
+    files: ['resumeProject', 'closeGoal', 'state'],
+    exit: 1,
+    faults: [
+      {
+        name: 'timestamps in another form',
+        fault: () =>
+          on200((body) => {
+            const project = entity(body, 'project');
+            if (typeof project['updated_at'] === 'string') project['updated_at'] = project['updated_at'].replace('Z', '.000Z');
+            const goal = entity(body, 'goal');
+            if (typeof goal['closed_at'] === 'string') goal['closed_at'] = goal['closed_at'].replace('Z', '+00:00');
+          }),
+        expect: [
+          /response\.body\.project\.updated_at {2}production writes updated_at in UTC to the second, like 2025-06-13T15:42:07Z .*; got "[^"]+\.000Z"/,
+          /response\.body\.goal\.closed_at {2}production writes closed_at in UTC to the second, .*; got "[^"]+\+00:00"/,
+        ],
+      },
+      {
+        name: 'the next check-in a week late',
+        fault: () =>
+          on200((body) => {
+            const project = entity(body, 'project');
+            const next = project['next_check_in_scheduled_at'];
+            if (typeof next === 'string' && project['state'] === 'active')
+              project['next_check_in_scheduled_at'] = new Date(Date.parse(next) + 7 * 86_400_000).toISOString().replace('.000Z', 'Z');
+          }),
+        expect: [
+          /response\.body\.project\.next_check_in_scheduled_at {2}resume moves a check-in due .* to \S+ on \S+ \(the server's Date\): the coming Friday/,
+        ],
+      },
+    ],
+  },
+  // The same write twice (RULES.md#state-close): alone, since any other fault on a close would stop the test before its second close.
+  {
+    name: "the same write twice: a close again keeps the first close's retrospective",
+    files: ['closeGoal'],
+    exit: 1,
+    faults: [
+      {
+        name: "a close again keeps the first close's retrospective",
+        fault: () => {
+          const first = new Map<string, unknown>();
+          return on200((body) => {
+            const goal = entity(body, 'goal');
+            const id = goal['id'];
+            const retrospective = goal['retrospective'];
+            if (typeof id !== 'string' || !isObject(retrospective)) return;
+            const kept = first.get(id);
+            if (kept === undefined) first.set(id, retrospective['id']);
+            else retrospective['id'] = kept;
+          });
+        },
+        expect: [/response\.body\.goal\.retrospective\.id {2}closing again records another close, and the goal's retrospective is the newest one/],
+      },
+    ],
+  },
+  // Nested records as the caller sees them, at any depth (RULES.md#nested-records): the nested projects of a goal.
+  {
+    name: "nested records: a nested project's milestones out of order, its privacy not from its access levels, its permissions of no one level",
+    files: ['closeGoal'],
+    exit: 1,
+    faults: [
+      {
+        name: "a nested project's milestones out of order",
+        fault: () => ({
+          controls: true,
+          ...on200((body) => {
+            const projects = entity(body, 'goal')['projects'];
+            if (!Array.isArray(projects)) return;
+            for (const project of projects) if (isObject(project) && Array.isArray(project['milestones'])) project['milestones'].reverse();
+          }),
+        }),
+        expect: [/response\.body\.goal\.projects\[\d\]\.milestones {2}a project's milestones come in the order of its milestones_ordering_state/],
+      },
+      {
+        name: "a nested project's privacy not from its access levels",
+        fault: () => ({
+          controls: true,
+          ...on200((body) => {
+            const projects = entity(body, 'goal')['projects'];
+            const first: unknown = Array.isArray(projects) ? projects[0] : undefined;
+            if (isObject(first) && typeof first['privacy'] === 'string') first['privacy'] = 'public';
+          }),
+        }),
+        expect: [/response\.body\.goal\.projects\[0\]\.privacy {2}a project's privacy is what its access levels give .*; got "public"/],
+      },
+      {
+        name: "a nested project's permissions of no one level",
+        fault: () => ({
+          controls: true,
+          ...on200((body) => {
+            const projects = entity(body, 'goal')['projects'];
+            const last: unknown = Array.isArray(projects) ? projects[projects.length - 1] : undefined;
+            const permissions = isObject(last) ? last['permissions'] : undefined;
+            if (isObject(permissions) && permissions['has_full_access'] === true) permissions['can_comment'] = false;
+          }),
+        }),
+        expect: [
+          /response\.body\.goal\.projects\[\d\]\.permissions {2}a project's permissions come from one access level, so has_full_access implies can_comment/,
         ],
       },
     ],

@@ -100,7 +100,7 @@ function tracked(fault: Fault): { fault: Fault; changed: () => boolean; replied:
   let changed = false;
   const replied: Array<{ req: ProxiedRequest; reply: ProxiedReply }> = [];
   const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
-  const wrapped: Fault = {};
+  const wrapped: Fault = fault.controls === true ? { controls: true } : {};
   if (fault.request) {
     const inner = fault.request;
     wrapped.request = (req) => {
@@ -540,9 +540,9 @@ describe('npm run proxy', () => {
       expect(stdout).toMatch(/^SIGTERM: 12 exchanges checked, 2 broke the contract \(2 violations, \d+ warnings\); JUnit report: /m);
       noToken(stdout);
       const xml = readFileSync(report, 'utf8');
-      expect(xml).toMatch(/<testsuites name="contract proxy → http:\/\/127\.0\.0\.1:\d+" tests="30" failures="2"/);
+      expect(xml).toMatch(/<testsuites name="contract proxy → http:\/\/127\.0\.0\.1:\d+" tests="34" failures="2"/);
       for (const op of operationModels()) {
-        expect(xml).toContain(`<testsuite name="${op.operationId}" tests="15" failures="1"`);
+        expect(xml).toContain(`<testsuite name="${op.operationId}" tests="17" failures="1"`);
         expect(xml).toMatch(
           new RegExp(`<testcase classname="${op.operationId}" name="answer\\.read-only: [^"]*" time="0">\\s*<failure message="1 of 1 exchanges broke it">`),
         );

@@ -39,6 +39,11 @@ export type ProxiedReply = { status: number; headers: Record<string, string>; bo
 export type Fault = {
   request?: (req: ProxiedRequest) => ProxiedRequest | 'hang' | ProxiedReply;
   response?: (req: ProxiedRequest, reply: ProxiedReply) => ProxiedReply | 'hang';
+  /**
+   * Rewrite the mock's control answers too (the records a write's answer is compared with, GET /__mock/records), as
+   * a server wrong from the start would show them: only the rule the fault is about can see it, not what-is-left-alone.
+   */
+  controls?: boolean;
 };
 
 function flat(headers: IncomingHttpHeaders): Record<string, string> {
@@ -78,7 +83,7 @@ export function startFaultProxy(upstream: string, fault: Fault): Promise<Running
           delete headersOut['connection'];
           delete headersOut['keep-alive'];
           let reply: ProxiedReply | 'hang' = { status: upstreamRes.statusCode ?? 502, headers: headersOut, body: Buffer.concat(body).toString('utf8') };
-          if (!control && fault.response) reply = fault.response(sent, reply);
+          if ((!control || fault.controls === true) && fault.response) reply = fault.response(sent, reply);
           if (reply !== 'hang') write(reply);
         });
       });

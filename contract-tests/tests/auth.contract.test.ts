@@ -1,6 +1,7 @@
 // The auth matrix, for every secured operation of the spec: how the token is read and checked
 // (RULES.md#reading-the-header, #read-only-tokens; RULES.md#decision-5).
 import { describe, it } from 'vitest';
+import { texts } from '../../spec/lib/messages.ts';
 import { anyBody, unknownToken } from '../lib/cases.ts';
 import { answers, one, type Expected } from '../lib/expected.ts';
 import { contract, type Auth, type Contract } from '../lib/harness.ts';
@@ -22,7 +23,7 @@ const fullToken =
 
 const rows: Row[] = [
   {
-    rule: 'A request without an Authorization header is refused with 401 "Unauthorized" in plain text (RULES.md#error-21)',
+    rule: `A request without an Authorization header is refused with 401 ${JSON.stringify(texts.unauthorized)} in plain text (RULES.md#error-21)`,
     auth: () => undefined,
     expected: (op) => answers(op).unauthorized,
   },
@@ -57,7 +58,7 @@ const rows: Row[] = [
     expected: (op) => answers(op).unauthorized,
   },
   {
-    rule: 'A read-only token is refused with 403 "Read-only API tokens cannot execute mutations" in plain text (RULES.md#read-only-tokens)',
+    rule: `A read-only token is refused with 403 ${JSON.stringify(texts.readOnly)} in plain text (RULES.md#read-only-tokens)`,
     auth: () => ({ persona: 'read_only' }),
     expected: (op) => answers(op).readOnly,
   },

@@ -16,12 +16,12 @@ for (const op of operationModels()) {
     describe('ids', () => {
       it(`A malformed ${op.targetField} is 404 even without a token: ids are decoded before the token is read (RULES.md#order-of-checks)`, async (ctx) => {
         const c = contract(ctx);
-        await c.check({ op, body: withField(anyBody(c, op), op.targetField, 'no such id!') }, one(a.notFound));
+        await c.check({ op, body: withField(anyBody(c, op), op.targetField, 'no such id!') }, one(a.undecodable));
       });
 
       it(`A ${op.targetField} longer than 22 base-62 characters is 404 (RULES.md#ids)`, async (ctx) => {
         const c = contract(ctx);
-        await c.check({ op, body: withField(anyBody(c, op), op.targetField, `x-${'A'.repeat(23)}`), auth: tokenIfAny(c) }, one(a.notFound));
+        await c.check({ op, body: withField(anyBody(c, op), op.targetField, `x-${'A'.repeat(23)}`), auth: tokenIfAny(c) }, one(a.undecodable));
       });
 
       it(`A 22-character ${op.targetField} above 2^128 crashes the decoder: 500 (RULES.md#error-18)`, async (ctx) => {
@@ -41,7 +41,7 @@ for (const op of operationModels()) {
 
       it(`A read-only token still gets the 404 of a malformed ${op.targetField}: input decoding comes first (RULES.md#read-only-tokens)`, async (ctx) => {
         const c = contract(ctx);
-        await c.check({ op, body: withField(anyBody(c, op), op.targetField, 'no such id!'), auth: { persona: 'read_only' } }, one(a.notFound));
+        await c.check({ op, body: withField(anyBody(c, op), op.targetField, 'no such id!'), auth: { persona: 'read_only' } }, one(a.undecodable));
       });
 
       for (const index of [0, 1, 2]) {

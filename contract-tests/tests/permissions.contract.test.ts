@@ -1,30 +1,43 @@
 // Permissions by persona (RULES.md#decision-3 and #decision-5; RULES.md#error-table): who
 // may change a record, and what everyone else gets. Each needs its persona's token variable.
 import { describe, it } from 'vitest';
+import { texts } from '../../spec/lib/messages.ts';
 import { targetId } from '../lib/cases.ts';
 import { answers, one, type Expected } from '../lib/expected.ts';
-import type { Persona } from '../lib/env.ts';
+import { PERSONAS, type Persona } from '../lib/env.ts';
 import { contract } from '../lib/harness.ts';
+import { rightsOf } from '../lib/personas.ts';
 import { operationModels, type OperationModel } from '../lib/profiles.ts';
 import { baseBody } from '../lib/requests.ts';
 
-const rows: Array<{ persona: Persona; rule: string; expected: (op: OperationModel) => Expected }> = [
-  {
-    persona: 'comment_only',
-    rule: 'A person who can see the record but not edit it gets 403 JSON "You don\'t have permission to perform this action" (RULES.md#decision-3)',
-    expected: (op) => answers(op).forbidden,
-  },
-  {
-    persona: 'no_access',
+type Row = { persona: Persona; rule: string; expected: (op: OperationModel) => Expected };
+
+/**
+ * What a write to a fixture record gets for each persona, from the persona table (personas.ts): the full-access
+ * persona's 200 is the state tests', the read-only token's 403 the auth tests'.
+ */
+function rowOf(persona: Persona): Row | undefined {
+  const { token, records } = rightsOf(persona);
+  if (token === 'refused')
+    return {
+      persona,
+      rule: `A suspended person's token is refused with 401 ${JSON.stringify(texts.unauthorized)} in plain text (RULES.md#checking-the-token)`,
+      expected: (op) => answers(op).unauthorized,
+    };
+  if (token === 'read-only' || records === 'edit') return undefined;
+  if (records === 'view')
+    return {
+      persona,
+      rule: 'A person who can see the record but not edit it gets 403 JSON "You don\'t have permission to perform this action" (RULES.md#decision-3)',
+      expected: (op) => answers(op).forbidden,
+    };
+  return {
+    persona,
     rule: 'A person who cannot see the record gets 404, never 403: not found comes before forbidden (RULES.md#decision-3)',
     expected: (op) => answers(op).notFound,
-  },
-  {
-    persona: 'suspended',
-    rule: 'A suspended person\'s token is refused with 401 "Unauthorized" in plain text (RULES.md#checking-the-token)',
-    expected: (op) => answers(op).unauthorized,
-  },
-];
+  };
+}
+const rows = PERSONAS.flatMap((persona) => rowOf(persona) ?? []);
 
 for (const op of operationModels()) {
   describe(op.operationId, () => {

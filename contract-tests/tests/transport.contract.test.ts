@@ -2,14 +2,12 @@
 // "Content-Type and the request body", error table #1, #4, #5).
 import { describe, it } from 'vitest';
 import { anyBody, targetId } from '../lib/cases.ts';
-import { answers, one, success, type Expected } from '../lib/expected.ts';
+import { specText } from '../../spec/lib/messages.ts';
+import { answers, one, plain, success } from '../lib/expected.ts';
 import { contract } from '../lib/harness.ts';
 import { operationModels, PROFILES } from '../lib/profiles.ts';
 import { baseBody, withoutField } from '../lib/requests.ts';
 import { STATE_RULES } from '../lib/state-rules.ts';
-
-/** Answers the spec does not describe (other methods and paths), from RULES.md#error-table. */
-const plain = (status: number, text: string): Expected => ({ status, body: { kind: 'text', text }, label: `${status} "${text}" in plain text` });
 
 for (const op of operationModels()) {
   const a = answers(op);
@@ -63,7 +61,7 @@ for (const op of operationModels()) {
 
       it(`Another method (PUT) is 405 "Method Not Allowed" in plain text, before the token (error table #6)`, async (ctx) => {
         const c = contract(ctx);
-        await c.check({ op, method: 'PUT', body: anyBody(c, op), outsideSpec: true }, one(plain(405, 'Method Not Allowed')));
+        await c.check({ op, method: 'PUT', body: anyBody(c, op), outsideSpec: true }, one(plain(405, specText('MethodNotAllowed', 'text/plain'))));
       });
 
       it(`GET on the operation is 404 "Query not found" in plain text, before the token (error table #10)`, async (ctx) => {

@@ -3,16 +3,11 @@
 // messages with a variable part) are production's texts from RULES.md#error-table, and a test
 // checks that each variable message reproduces the spec's example.
 import { isObject, loadDocument, resolvePointer } from '../../spec/lib/openapi.ts';
-import { messages } from '../../spec/lib/messages.ts';
+import { messages, specText } from '../../spec/lib/messages.ts';
 
 function specExample(pointer: string): unknown {
   const value = resolvePointer(loadDocument(), pointer);
   if (value === undefined) throw new Error(`the spec has no example at ${pointer}; the error catalog needs it`);
-  return value;
-}
-function specText(response: string, mediaType: string): string {
-  const value = specExample(`#/components/responses/${response}/content/${mediaType.replace('/', '~1')}/example`);
-  if (typeof value !== 'string') throw new Error(`the ${response} ${mediaType} example is not text`);
   return value;
 }
 function specJson(pointer: string): Record<string, unknown> {

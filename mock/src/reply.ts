@@ -4,6 +4,7 @@ import type { ErrorObject } from 'ajv/dist/2020.js';
 import { checkResponse } from '../../spec/lib/conformance.ts';
 import { loadDocument, type SchemaValidator } from '../../spec/lib/openapi.ts';
 import { errorsOf } from '../../spec/lib/violations.ts';
+import { contentTypes, texts } from '../../spec/lib/messages.ts';
 import { randomBytes, toBase64Url } from './digest.ts';
 import type * as errors from './errors.ts';
 import type { Fault } from './faults.ts';
@@ -72,11 +73,11 @@ const NOT_VALID: ErrorObject[] = [{ instancePath: '', schemaPath: '', keyword: '
  */
 export function createReplyChecker(validator?: SchemaValidator): ReplyChecker {
   const check = (schemas: SchemaValidator, reply: Reply, operationId: string, framed: Framed | undefined): string[] => {
+    // A reply checked before it is framed is checked as frameReply would send it (the headers of every answer).
+    const wire = framed ?? frameReply(reply);
     const headers: Record<string, string> = {};
-    for (const [name, value] of framed?.headers ?? []) headers[name] = value;
-    const contentType = CONTENT_TYPES[reply.framing];
-    if (!framed && contentType) headers['content-type'] = contentType;
-    const text = framed?.body ?? (typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
+    for (const [name, value] of wire.headers) headers[name] = value;
+    const text = wire.body;
     const violations = checkResponse(
       operationId,
       { status: reply.status, headers, text, body: reply.body },
@@ -129,7 +130,8 @@ export function selfCheck(mode: SelfCheckMode, given?: ReplyChecker): ReplyCheck
   };
 }
 
-const CONTENT_TYPES = { json: 'application/json; charset=utf-8', html: 'text/html; charset=utf-8', none: undefined } as const;
+const CONTENT_TYPES = { ...contentTypes, none: undefined } as const;
+const CACHE_CONTROL = texts.cacheControl;
 
 // Request ids: a random per-process prefix and a counter, 20 characters like Plug.RequestId's.
 const REQUEST_ID_PREFIX = toBase64Url(randomBytes(6));
@@ -148,7 +150,7 @@ export type Framed = { status: number; headers: Array<[string, string]>; body: s
 
 /** Frames a reply as production does: no Content-Type where production sets none, JSON bytes in key order. */
 export function frameReply(reply: Reply, options: ReplyOptions = {}, headers: Array<[string, string]> = []): Framed {
-  headers.push(['cache-control', 'max-age=0, private, must-revalidate']);
+  headers.push(['cache-control', CACHE_CONTROL]);
   if (!options.entry) headers.push(['x-request-id', requestId()]);
   const contentType = CONTENT_TYPES[reply.framing];
   if (contentType) headers.push(['content-type', contentType]);

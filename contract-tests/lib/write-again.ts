@@ -1,0 +1,102 @@
+// What a write computes from the record as it was before it (the same record's previous answer: memory.ts), on every
+// 200 answer: neither operation has a state precondition, so the same write twice is two writes (RULES.md#decision-3).
+// Resume moves the next check-in by the coming-Friday rule from the old due date and the server's day
+// (RULES.md#state-resume). Closing a closed goal again overwrites closed_at and records another close: the answer's
+// retrospective is a new one, not acknowledged (RULES.md#state-close).
+import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
+import { serverDay } from './agreement.ts';
+import type { OperationId } from './profiles.ts';
+import { violation, type Violation } from './violations.ts';
+
+const DAY_MS = 86_400_000;
+const FRIDAY = 5;
+type Headers = Readonly<Record<string, string | undefined>>;
+
+const dayOf = (time: number): number => Math.floor(time / DAY_MS) * DAY_MS;
+const iso = (time: number): string => new Date(time).toISOString().replace('.000Z', 'Z');
+
+/** The Friday after `day` (Monday–Thursday: that week's; Friday: a week later; Saturday +6; Sunday +5: time.ex next_week_friday/1). */
+function nextFriday(day: number): number {
+  const weekday = new Date(day).getUTCDay();
+  const ahead = (FRIDAY - weekday + 7) % 7 || 7;
+  return day + ahead * DAY_MS;
+}
+
+/**
+ * Production's next check-in after a resume (time.ex calculate_next_weekly_check_in/2): from the old due date (today
+ * when there was none) and today, at 00:00:00 UTC.
+ */
+export function nextCheckIn(oldDue: string | null, today: number): number | undefined {
+  const parsed = oldDue === null ? today : Date.parse(oldDue);
+  if (Number.isNaN(parsed)) return undefined;
+  const due = dayOf(parsed);
+  if (today >= due) return nextFriday(today);
+  if (due === today + DAY_MS) return nextFriday(due);
+  return due;
+}
+
+function resumeAgain(previous: JsonObject, project: JsonObject, headers: Headers): Violation[] {
+  const before = previous['next_check_in_scheduled_at'];
+  const after = project['next_check_in_scheduled_at'];
+  if ((before !== null && typeof before !== 'string') || typeof after !== 'string') return [];
+  const today = serverDay(headers);
+  const expected = nextCheckIn(before, today);
+  if (expected === undefined || Date.parse(after) === expected) return [];
+  return [
+    violation(
+      ['response', 'body', 'project', 'next_check_in_scheduled_at'],
+      'write.check-in',
+      `resume moves a check-in due ${before === null ? 'never' : String(before)} to ${iso(expected)} on ${iso(today).slice(0, 10)} (the server's Date): the coming Friday when it is due by tomorrow, else kept (RULES.md#state-resume); got ${after}`,
+    ),
+  ];
+}
+
+function closeAgain(previous: JsonObject, goal: JsonObject, headers: Headers): Violation[] {
+  const before = previous['closed_at'];
+  if (typeof before !== 'string') return [];
+  const out: Violation[] = [];
+  const closedAt = goal['closed_at'];
+  const now = Date.parse(headers['date'] ?? '');
+  // The Date header has whole seconds: a second close within the first one's second may keep the same time.
+  if (typeof closedAt === 'string' && !Number.isNaN(now) && now > Date.parse(before) && closedAt === before)
+    out.push(
+      violation(
+        ['response', 'body', 'goal', 'closed_at'],
+        'write.close-again',
+        `closing a closed goal again overwrites closed_at with the new time (RULES.md#state-close), but it is still the first close's ${before} at ${iso(now)} (the server's Date)`,
+      ),
+    );
+  const oldRetrospective = previous['retrospective'];
+  const retrospective = goal['retrospective'];
+  if (isObject(oldRetrospective) && isObject(retrospective)) {
+    if (retrospective['id'] === oldRetrospective['id'])
+      out.push(
+        violation(
+          ['response', 'body', 'goal', 'retrospective', 'id'],
+          'write.close-again',
+          `closing again records another close, and the goal's retrospective is the newest one (goals/retrospective.ex; RULES.md#state-close), but its id is the earlier one's, ${JSON.stringify(retrospective['id'])}`,
+        ),
+      );
+    for (const field of ['acknowledged_at', 'acknowledged_by'])
+      if (Object.hasOwn(retrospective, field) && retrospective[field] !== null)
+        out.push(
+          violation(
+            ['response', 'body', 'goal', 'retrospective', field],
+            'write.close-again',
+            `a retrospective just written is not acknowledged yet (RULES.md#state-close): ${field} is null; got ${JSON.stringify(retrospective[field])}`,
+          ),
+        );
+  }
+  return out;
+}
+
+/** The rules of a write's answer against the same record's previous answer (`previous`; nothing without one). */
+export function writeAgainRules(operationId: OperationId, previous: JsonObject | undefined, body: unknown, headers: Headers): Violation[] {
+  if (!previous || !isObject(body)) return [];
+  if (operationId === 'resumeProject') {
+    const project = body['project'];
+    return isObject(project) ? resumeAgain(previous, project, headers) : [];
+  }
+  const goal = body['goal'];
+  return isObject(goal) ? closeAgain(previous, goal, headers) : [];
+}
