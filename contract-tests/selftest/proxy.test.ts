@@ -540,9 +540,10 @@ describe('npm run proxy', () => {
       expect(stdout).toMatch(/^SIGTERM: 12 exchanges checked, 2 broke the contract \(2 violations, \d+ warnings\); JUnit report: /m);
       noToken(stdout);
       const xml = readFileSync(report, 'utf8');
-      expect(xml).toMatch(/<testsuites name="contract proxy → http:\/\/127\.0\.0\.1:\d+" tests="30" failures="2"/);
+      // 16 rules per operation (the encoding rule of issue 34 among them).
+      expect(xml).toMatch(/<testsuites name="contract proxy → http:\/\/127\.0\.0\.1:\d+" tests="32" failures="2"/);
       for (const op of operationModels()) {
-        expect(xml).toContain(`<testsuite name="${op.operationId}" tests="15" failures="1"`);
+        expect(xml).toContain(`<testsuite name="${op.operationId}" tests="16" failures="1"`);
         expect(xml).toMatch(
           new RegExp(`<testcase classname="${op.operationId}" name="answer\\.read-only: [^"]*" time="0">\\s*<failure message="1 of 1 exchanges broke it">`),
         );
