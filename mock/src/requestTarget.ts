@@ -4,13 +4,15 @@
 // path and query, as sent) and that host, so the request is answered exactly as its origin form would be, the Host
 // guard included. Any other target (the origin form, `*`, anything unparseable) is passed on unchanged.
 
-/** `http(s)://authority` then the path and query as sent; no user info (RFC 9110 §4.2.4 forbids it for http). */
-const ABSOLUTE = /^https?:\/\/([^/?#@\s]+)([/?][^#]*)?$/i;
+/** `http(s)://authority` then the rest as sent; no user info (RFC 9110 §4.2.4 forbids it for http). */
+const ABSOLUTE = /^https?:\/\/([^/?#@\s]+)([/?#].*)?$/is;
 
 export function originForm(target: string): { target: string; host: string } | undefined {
   const match = ABSOLUTE.exec(target);
   if (!match) return undefined;
   const host = match[1] ?? '';
   const rest = match[2] ?? '';
+  // What follows the authority is the target as its origin form would carry it (a fragment included: the core reads
+  // a `#` in a target as it always does).
   return { host, target: rest.startsWith('/') ? rest : `/${rest}` };
 }
