@@ -8,6 +8,7 @@
 //   node mock/test/fuzz/soak.ts [--duration S (60)] [--warmup-requests N (40000)] [--connections N (20)] [--max-growth MB (32)]
 //   node mock/test/fuzz/soak.ts --large-bodies N
 //   node mock/test/fuzz/soak.ts --reading-sessions N
+//   node mock/test/fuzz/soak.ts --proxy-attack N
 //
 // --large-bodies N runs the large-body attack instead (mock/README.md, "Memory"): N writes of a 9 MB document each to
 // its own session, N to the default session, N documents of 3,000,000 empty objects, then GET /__mock/state, one
@@ -20,6 +21,11 @@
 // answer is not the one expected (200, 404, 401), GET /__mock/sessions does not list them all, or the peak passes
 // READING_BOUND_MB (what the README states for 20,000 reading sessions; every session held a copy of the seed before,
 // 1.3–1.4 GB).
+//
+// --proxy-attack N puts the validation proxy (its command, --tokens the mock's fixtures) in front of the mock made
+// hostile: every answer gzipped when accepted, every records answer endless (proxyAttack.ts); N writes through it,
+// each in its own session; it fails when a write is not answered 200 as the mock answered it, a correct exchange is
+// flagged, or the proxy's RSS passes PROXY_BOUND_MB.
 //
 // Prints the RSS at start (idle), after the fill, after the warm-up and at the end. Exits 1 when any request errors
 // or times out, any answer has another status than its request must get, the server writes to stderr or dies, a
@@ -44,6 +50,7 @@ import { DEFAULT_BODY_LIMIT } from '../../src/core.ts';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES } from '../../src/sessions.ts';
 import { EVENT_JOURNAL_LIMIT } from '../../src/store.ts';
 import { startArgs } from '../../bench/launch.ts';
+import { proxyAttack } from './proxyAttack.ts';
 
 type CannonRequest = {
   method: string;
@@ -75,6 +82,7 @@ function parse() {
       'max-growth': { type: 'string' },
       'large-bodies': { type: 'string' },
       'reading-sessions': { type: 'string' },
+      'proxy-attack': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -88,7 +96,7 @@ try {
 }
 if (values.help) {
   process.stdout.write(
-    'usage: node mock/test/fuzz/soak.ts [--duration S (60)] [--warmup-requests N (40000)] [--connections N (20)] [--max-growth MB (32)]\n       node mock/test/fuzz/soak.ts --large-bodies N\n       node mock/test/fuzz/soak.ts --reading-sessions N\n',
+    'usage: node mock/test/fuzz/soak.ts [--duration S (60)] [--warmup-requests N (40000)] [--connections N (20)] [--max-growth MB (32)]\n       node mock/test/fuzz/soak.ts --large-bodies N\n       node mock/test/fuzz/soak.ts --reading-sessions N\n       node mock/test/fuzz/soak.ts --proxy-attack N\n',
   );
   process.exit(0);
 }
@@ -104,6 +112,8 @@ const maxGrowthMb = positive(values['max-growth'], '--max-growth', 32);
 const largeBodies = values['large-bodies'] === undefined ? undefined : positive(values['large-bodies'], '--large-bodies', 61);
 const readingSessions = values['reading-sessions'] === undefined ? undefined : positive(values['reading-sessions'], '--reading-sessions', 20_000);
 if (readingSessions !== undefined && readingSessions > 100_000) fail(`--reading-sessions must be at most 100000, got ${readingSessions}`);
+const proxyWrites = values['proxy-attack'] === undefined ? undefined : positive(values['proxy-attack'], '--proxy-attack', 40);
+if (proxyWrites !== undefined && proxyWrites > 10_000) fail(`--proxy-attack must be at most 10000, got ${proxyWrites}`);
 /** The most the mock may use with 20,000 sessions that only read (the issue's bar; mock/README.md, "Memory"). */
 const READING_BOUND_MB = 400;
 
@@ -211,6 +221,24 @@ if (largeBodies !== undefined) {
     process.exit(1);
   }
   process.stdout.write('\nlarge bodies passed\n');
+  process.exit(0);
+}
+
+// ── the proxy in front of a hostile target (--proxy-attack) ──────────────────────────────────────────────────────
+
+if (proxyWrites !== undefined) {
+  const problems = await proxyAttack(url, proxyWrites, (line) => process.stdout.write(`${line}\n`));
+  child.kill('SIGTERM');
+  if (problems.length) {
+    process.stdout.write(
+      `\nFAILED:\n${problems
+        .slice(0, 20)
+        .map((p) => `  - ${p}`)
+        .join('\n')}\n`,
+    );
+    process.exit(1);
+  }
+  process.stdout.write('\nproxy attack passed\n');
   process.exit(0);
 }
 
