@@ -2,10 +2,11 @@
 // read an upload or the client does not read an answer (backpressure both ways), forwards an absolute-form target in
 // origin form to --target only, answers only the Host names it listens on, and refuses a cross-site reset.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listenHosts } from '../../mock/src/hosts.ts';
 import { createValidationProxy, type ValidationProxy } from '../proxy/server.ts';
+import { listen } from './support.ts';
 
 const MB = 1024 * 1024;
 const opened: Array<{ close(): unknown }> = [];
@@ -13,16 +14,11 @@ afterEach(async () => {
   for (const thing of opened.splice(0)) await thing.close();
 });
 
-function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; port: number }> {
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; port: number }> {
   const server = createServer(handler);
-  opened.push({
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as AddressInfo).port })));
+  const running = await listen(server);
+  opened.push(running);
+  return { server, port: running.port };
 }
 
 async function proxyTo(port: number, extra: Partial<Parameters<typeof createValidationProxy>[0]> = {}): Promise<{ proxy: ValidationProxy; port: number }> {

@@ -2,13 +2,13 @@
 // decoded and forwarded byte for byte; a body that is not what its Content-Encoding says is itself a violation; and the
 // proxy's own reads of the mock's records stop at --max-body-bytes and --timeout, the client's request answered either way.
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateRawSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixturesOf } from '../../mock/src/controls.ts';
 import { createMockCore } from '../../mock/src/core.ts';
 import { TokenKnowledge } from '../proxy/knowledge.ts';
 import { createValidationProxy, VIOLATIONS_HEADER, type ProxyOptions } from '../proxy/server.ts';
+import { listen } from './support.ts';
 
 const NOW = new Date('2025-06-13T10:00:00Z');
 const RESUME = '/api/external/v1/projects/resume';
@@ -31,17 +31,10 @@ function call(port: number, path: string, headers: Record<string, string>, body?
   });
 }
 
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<number> {
-  const server = createServer(handler);
-  opened.push({
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return (server.address() as AddressInfo).port;
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<number> {
+  const running = await listen(createServer(handler));
+  opened.push(running);
+  return running.port;
 }
 
 const core = createMockCore({ now: () => NOW });
@@ -54,7 +47,7 @@ function mockTarget(
   encode: (bytes: Buffer, req: IncomingMessage) => { bytes: Buffer; encoding?: string },
   records?: (req: IncomingMessage, res: ServerResponse) => boolean,
 ): Promise<number> {
-  return listen((req, res) => {
+  return serve((req, res) => {
     if (records?.(req, res)) return;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
