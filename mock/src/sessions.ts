@@ -225,14 +225,14 @@ export class MemorySessions implements Sessions {
   }
 
   reset(name?: string): void {
-    if (name === undefined) this.#sessions.clear();
-    else this.#sessions.delete(name);
     this.#last = undefined;
-    this.#bytes = 0;
-    for (const kept of this.#sessions.values()) {
-      kept.bytes = this.#cost(kept);
-      this.#bytes += kept.bytes;
+    if (name === undefined) {
+      this.#sessions.clear();
+      this.#bytes = 0;
+      return;
     }
+    this.#bytes -= this.#sessions.get(name)?.bytes ?? 0;
+    this.#sessions.delete(name);
   }
 
   list(): SessionSummary[] {
