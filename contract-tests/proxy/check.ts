@@ -38,6 +38,7 @@ export const RULES = {
   caller: 'A 200 that names who wrote names the caller (the --tokens file’s people)',
   timeout: 'The target answers within --timeout',
   size: 'The answer is small enough for the proxy to check (--max-body-bytes; an operation’s documented answers are a few KB)',
+  encoding: 'The body decodes as its Content-Encoding says (gzip, deflate, br); the decoded body is what is checked',
 } as const;
 export type Rule = keyof typeof RULES;
 export const RULE_ORDER: ReadonlyArray<Rule> = Object.keys(RULES).filter((k): k is Rule => Object.hasOwn(RULES, k));

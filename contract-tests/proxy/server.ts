@@ -17,6 +17,7 @@ import { RecordMemory } from '../lib/memory.ts';
 import { RequestIds } from '../lib/headers.ts';
 import { excerpt, violation } from '../lib/violations.ts';
 import { controlOriginAllowed, crossOrigin, misdirected } from '../../mock/src/guard.ts';
+import { decodeBody, readBounded } from './body.ts';
 import { apiRequest, checkExchange, type FiledViolation, type Received } from './check.ts';
 import { TokenKnowledge } from './knowledge.ts';
 import { DEFAULT_CAPACITY, ViolationLog, type Entry } from './log.ts';
@@ -151,54 +152,60 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
    * write of a caller in a session: each fixture record as the write would answer it (GET /__mock/records/{id}?as=…,
    * nothing written), so that what the first write leaves alone is compared too. Against another target: nothing.
    */
-  async function readBaselines(req: IncomingMessage, pathname: string): Promise<void> {
-    if (!mockTarget || req.method !== 'POST' || !operationPaths.has(pathname)) return;
+  async function readBaselines(req: IncomingMessage, pathname: string): Promise<FiledViolation[]> {
+    if (!mockTarget || req.method !== 'POST' || !operationPaths.has(pathname)) return [];
     const ids = knowledge.recordIds;
     const headers = endToEnd(req.rawHeaders);
     const token = tokenOf(firstHeader(headers, 'authorization'));
     const persona = token === undefined ? undefined : knowledge.who(token)?.persona;
-    if (ids.length === 0 || persona === undefined) return;
+    if (ids.length === 0 || persona === undefined) return [];
     const session = sessionOf(headers);
     const scope = scopeOf(headers);
-    if (baselined.has(scope)) return;
+    if (baselined.has(scope)) return [];
     baselined.add(scope);
     if (baselined.size > memory.capacity) baselined.delete(baselined.values().next().value ?? scope);
-    await Promise.all(
-      ids.map(
-        (id) =>
-          new Promise<void>((resolve) => {
-            const view = send(
-              {
-                host: target.hostname,
-                port: target.port,
-                method: 'GET',
-                path: `${prefix}/__mock/records/${encodeURIComponent(id)}?as=${persona}`,
-                headers: { host: target.host, accept: 'application/json', ...(session ? { [MOCK_SESSION_HEADER]: session } : {}) },
-                agent,
-                setHost: false,
-              },
-              (res) => {
-                const chunks: Buffer[] = [];
-                res.on('data', (chunk: Buffer) => chunks.push(chunk));
-                res.on('end', () => {
-                  if (res.statusCode === 200) {
-                    try {
-                      memory.baseline(scope, JSON.parse(Buffer.concat(chunks).toString('utf8')));
-                    } catch {
-                      // Not the mock's answer: no baseline.
-                    }
-                  } else if (res.statusCode === 404) mockTarget = false;
-                  resolve();
-                });
-                res.on('error', () => resolve());
-              },
-            );
-            view.setTimeout(timeoutMs, () => view.destroy());
-            view.on('error', () => resolve());
-            view.end();
-          }),
-      ),
+    // Each read is bounded like an answer (body.ts): an endless or slow records answer costs at most --max-body-bytes
+    // and --timeout, and the client's own request goes on either way, with the failed baseline as a warning.
+    const reads = await Promise.all(
+      ids.map(async (id) => {
+        const path = `${prefix}/__mock/records/${encodeURIComponent(id)}?as=${persona}`;
+        const read = await readBounded(
+          send,
+          {
+            host: target.hostname,
+            port: target.port,
+            method: 'GET',
+            path,
+            headers: { host: target.host, accept: 'application/json', 'accept-encoding': 'identity', ...(session ? { [MOCK_SESSION_HEADER]: session } : {}) },
+            agent,
+            setHost: false,
+          },
+          { maxBytes: maxBody, timeoutMs },
+        );
+        if (read.ok && read.status === 404) mockTarget = false;
+        if (read.ok && read.status !== 200) return undefined;
+        if (read.ok) {
+          try {
+            memory.baseline(scope, JSON.parse(read.body.toString('utf8')));
+            return undefined;
+          } catch {
+            return `GET ${path}: not JSON`;
+          }
+        }
+        return `GET ${path}: ${read.message}`;
+      }),
     );
+    return reads
+      .filter((failure) => failure !== undefined)
+      .map((failure) => ({
+        ...violation(
+          ['request'],
+          'left-alone.baseline',
+          `the record was not read before the first write, so what that write leaves alone is not compared: ${failure}`,
+          'warning',
+        ),
+        rule: 'left-alone' as const,
+      }));
   }
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -263,14 +270,30 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
     return scrub(line, secrets);
   }
 
-  function file(request: RawRequest, received: Received): { count: number; entry: Entry | undefined } {
+  /** Checks one exchange; `notes` are what the proxy found besides the check (a failed baseline read). */
+  function file(request: RawRequest, received: Received, notes: ReadonlyArray<FiledViolation> = []): { count: number; entry: Entry | undefined } {
     const checked = checkExchange(request, received, knowledge, { memory, coverage: log.coverage, scope: scopeOf(request.headers), requestIds });
     if (!checked) {
       log.unchecked();
       return { count: 0, entry: undefined };
     }
     learn(request, received, checked.prediction.stage, checked.prediction.who !== undefined);
-    return logged(request, received, checked.operationId, checked.rules, checked.violations, checked.prediction.rule);
+    return logged(request, received, checked.operationId, checked.rules, [...checked.violations, ...notes], checked.prediction.rule);
+  }
+
+  /**
+   * An answer whose body is not what its Content-Encoding says (or decodes past --max-body-bytes) cannot be checked:
+   * it is one violation, with the bytes as received, and the answer is forwarded as it came.
+   */
+  function undecodable(request: RawRequest, received: Received, reason: 'encoding' | 'size', message: string): number {
+    const checked = checkExchange(request, { ...received, body: Buffer.alloc(0) }, knowledge);
+    if (!checked) {
+      log.unchecked();
+      return 0;
+    }
+    const code = reason === 'size' ? 'response.too-large' : 'response.encoding';
+    const v: FiledViolation = { ...violation(['response', 'body'], code, `${message}; it was forwarded unchecked`), rule: reason };
+    return logged(request, { ...received, body: received.body.subarray(0, 300) }, checked.operationId, [reason], [v], checked.prediction.rule).count;
   }
 
   function logged(
@@ -347,7 +370,7 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
     }
   }
 
-  function forward(req: IncomingMessage, res: ServerResponse): void {
+  function forward(req: IncomingMessage, res: ServerResponse, notes: ReadonlyArray<FiledViolation>): void {
     const requestHeaders = endToEnd(req.rawHeaders);
     const upstreamHeaders = requestHeaders.map(([n, v]): [string, string] => (n.toLowerCase() === 'host' ? [n, target.host] : [n, v]));
     if (!upstreamHeaders.some(([n]) => n.toLowerCase() === 'host')) upstreamHeaders.unshift(['Host', target.host]);
@@ -505,10 +528,17 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
           return;
         }
         const bytes = Buffer.concat(body);
-        const { count } = file(raw(), { status, headers: lowerJoined(headers), body: bytes });
-        const out = count > 0 ? [...headers, [VIOLATIONS_HEADER, String(count)] as [string, string]] : headers;
-        res.writeHead(status, upstreamRes.statusMessage, flat(out));
-        res.end(bytes);
+        const received: Received = { status, headers: lowerJoined(headers), body: bytes };
+        // Checked as the client's user agent reads it (decoded, body.ts); forwarded as the target sent it.
+        void decodeBody(bytes, received.headers['content-encoding'], { maxBytes: maxBody, timeoutMs }).then((decoded) => {
+          const count = decoded.ok
+            ? file(raw(), { ...received, body: decoded.body }, notes).count
+            : undecodable(raw(), received, decoded.reason, decoded.message);
+          const out = count > 0 ? [...headers, [VIOLATIONS_HEADER, String(count)] as [string, string]] : headers;
+          if (res.destroyed) return;
+          res.writeHead(status, upstreamRes.statusMessage, flat(out));
+          res.end(bytes);
+        });
       });
       upstreamRes.on('error', () => {
         if (finished) return;
@@ -556,7 +586,7 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
       for (const scope of baselined) if (scope.startsWith(prefixOfSession)) baselined.delete(scope);
     }
     // The request waits (its body unread, so the client is held back by TCP) while the baselines are read.
-    void readBaselines(req, url.pathname).then(() => forward(req, res));
+    void readBaselines(req, url.pathname).then((notes) => forward(req, res, notes));
   });
   server.keepAliveTimeout = 65_000;
 

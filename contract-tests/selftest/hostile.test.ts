@@ -2,10 +2,11 @@
 // read an upload or the client does not read an answer (backpressure both ways), forwards an absolute-form target in
 // origin form to --target only, answers only the Host names it listens on, and refuses a cross-site reset.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listenHosts } from '../../mock/src/hosts.ts';
 import { createValidationProxy, type ValidationProxy } from '../proxy/server.ts';
+import { listen } from './support.ts';
 
 const MB = 1024 * 1024;
 const opened: Array<{ close(): unknown }> = [];
@@ -13,16 +14,11 @@ afterEach(async () => {
   for (const thing of opened.splice(0)) await thing.close();
 });
 
-function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; port: number }> {
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; port: number }> {
   const server = createServer(handler);
-  opened.push({
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as AddressInfo).port })));
+  const running = await listen(server);
+  opened.push(running);
+  return { server, port: running.port };
 }
 
 async function proxyTo(port: number, extra: Partial<Parameters<typeof createValidationProxy>[0]> = {}): Promise<{ proxy: ValidationProxy; port: number }> {
@@ -201,18 +197,28 @@ async function echoingTarget(): Promise<{ port: number; tokens: string[] }> {
         .then(async (answer) => {
           const auth = req.headers.authorization ?? '';
           const echoed = [
+            // Encoded first (issue 34, item 4), so that the proxy's 300-character excerpt holds them too: base64
+            // standard and URL-safe, with and without padding, hex and every byte %XX, of the token and of the header.
+            ...encodings(auth.replace(/^\S+\s+/, '')).slice(0, 3),
             auth,
             auth.toLowerCase(),
             auth.replace(' ', '\t'),
             encodeURIComponent(auth),
             String(req.headers['x-auth-token'] ?? ''),
             req.url ?? '',
+            ...encodings(auth),
+            ...encodings(auth.replace(/^\S+\s+/, '')),
           ].join(' | ');
           if (answer.status === 200 || (req.url ?? '').startsWith('/__mock/')) {
             res.writeHead(answer.status, Object.fromEntries(answer.headers));
             res.end(Buffer.from(await answer.arrayBuffer()));
           } else {
-            res.writeHead(400, { 'content-type': 'text/plain', 'x-echo': auth.replace(/[^\x20-\x7e]/g, ' ') });
+            res.writeHead(400, {
+              'content-type': 'text/plain',
+              'x-echo': auth.replace(/[^\x20-\x7e]/g, ' '),
+              'x-echo-base64': Buffer.from(auth).toString('base64'),
+              'x-echo-hex': Buffer.from(auth.replace(/^\S+\s+/, '')).toString('hex'),
+            });
             res.end(`bad token: ${echoed}`);
           }
         });
@@ -221,8 +227,28 @@ async function echoingTarget(): Promise<{ port: number; tokens: string[] }> {
   return { port: target.port, tokens: Object.values(fixtures.tokens) };
 }
 
+/** A text's encodings a server might echo: base64 (standard, URL-safe; padded or not), hex, every byte percent-encoded. */
+function encodings(text: string): string[] {
+  const bytes = Buffer.from(text, 'utf8');
+  const b64 = bytes.toString('base64');
+  return [
+    b64,
+    b64.replace(/=+$/, ''),
+    bytes.toString('base64url'),
+    bytes.toString('hex'),
+    [...bytes].map((b) => `%${b.toString(16).padStart(2, '0')}`).join(''),
+  ];
+}
+
+/** The tokens found in a text as themselves, URL-encoded, or in any encoding of `encodings` (the bare token's). */
 function rawTokens(text: string, tokens: ReadonlyArray<string>): string[] {
-  return tokens.filter((token) => text.toLowerCase().includes(token.toLowerCase()) || text.includes(encodeURIComponent(token)));
+  const lower = text.toLowerCase();
+  return tokens.filter(
+    (token) =>
+      lower.includes(token.toLowerCase()) ||
+      text.includes(encodeURIComponent(token)) ||
+      encodings(token).some((form) => lower.includes(form.toLowerCase().replace(/=+$/, '').slice(0, -2))),
+  );
 }
 
 describe('a target that echoes the credentials it is sent', () => {

@@ -11,7 +11,8 @@ export const ROOT = new URL('../..', import.meta.url).pathname;
 
 export type Running = { url: string; port: number; close(): Promise<void> };
 
-async function listen(server: Server): Promise<Running> {
+/** A server of a test on a free loopback port; `close` ends its connections too. */
+export async function listen(server: Server): Promise<Running> {
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const address = server.address();

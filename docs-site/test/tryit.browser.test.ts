@@ -4,6 +4,7 @@
 // reaches and uses every control, nothing is logged as an error. Screenshots of one try-it per operation are written
 // to docs-site/dist/ (not committed); the time until the operation list shows is written beside them.
 import { spawnSync } from 'node:child_process';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
@@ -57,6 +58,22 @@ afterAll(async () => {
   await context?.close();
   rmSync(work, { recursive: true, force: true });
 });
+
+/** A loopback server for one test, on a free port. */
+async function listenOnce(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('not a TCP server');
+  return {
+    port: address.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
 
 /** Sends what the panel holds, as `persona`, with `body` when given; the status and the body as sent. */
 async function send(
@@ -227,6 +244,56 @@ describe.skipIf(missing)(
         .poll(() => first.locator('[data-try-note]').textContent())
         .toMatch(/^The browser did not send it, or got no answer: http:\/\/127\.0\.0\.1:9\/api\/external\/v1\/.* \(CORS\), or cannot be reached/);
       await first.locator('input[data-try-remote]').uncheck();
+    });
+
+    it('shows a redirect as the answer and never follows it: nothing reaches the other server (issue 34, item 6)', async () => {
+      // Two loopback servers: the one named answers every POST with 307 to the other, which records what reaches it.
+      const reached: string[] = [];
+      const cors = {
+        'access-control-allow-origin': '*',
+        'access-control-allow-headers': 'content-type, authorization',
+        'access-control-allow-methods': 'POST',
+      };
+      const other = await listenOnce((req, res) => {
+        reached.push(`${req.method ?? ''} ${req.url ?? ''}`);
+        req.resume();
+        res.writeHead(200, { ...cors, 'content-type': 'application/json' });
+        res.end('{"answered_by":"the other server"}');
+      });
+      const named = await listenOnce((req, res) => {
+        req.resume();
+        if (req.method === 'OPTIONS') {
+          res.writeHead(204, cors);
+          res.end();
+          return;
+        }
+        res.writeHead(307, { ...cors, location: `http://127.0.0.1:${other.port}/elsewhere` });
+        res.end();
+      });
+      // The page's routes let these two through (the context refuses everything else).
+      for (const port of [named.port, other.port]) await page.route(`http://127.0.0.1:${port}/**`, (route) => route.continue());
+      try {
+        const first = page.locator('[data-try-operation]').first();
+        await first.locator('input[data-try-remote]').check();
+        await first.locator('input[data-try-base-url]').fill(`http://127.0.0.1:${named.port}`);
+        await first.evaluate((node) => node.querySelector('[data-try-status]')?.remove());
+        await first.locator('button[data-try-send]').click();
+        await first.locator('[data-try-status]').waitFor();
+        // Chromium hides a redirect's status and Location from the page (an opaque redirect): the panel says so.
+        expect(await first.locator('[data-try-status]').textContent()).toBe('3xx');
+        expect(await first.locator('[data-try-headers]').textContent()).toBe('location: not readable by a web page');
+        expect(await first.locator('[data-try-response]').textContent()).toBe('');
+        expect(await first.locator('[data-try-note]').textContent()).toBe(
+          "The server answered 3xx, a redirect to its Location, which the browser does not let this page read. Try it does not follow redirects: nothing was sent there. The curl line below shows the redirect's status and Location (curl -i).",
+        );
+        expect(await first.locator('[data-try-curl]').textContent()).toContain(`http://127.0.0.1:${named.port}/api/external/v1/`);
+        expect(reached).toEqual([]);
+        await first.locator('input[data-try-remote]').uncheck();
+      } finally {
+        for (const port of [named.port, other.port]) await page.unroute(`http://127.0.0.1:${port}/**`);
+        await named.close();
+        await other.close();
+      }
     });
 
     it('keeps the page one file of at most 900 KB gzip, the try-it script last (it starts after the reference renders)', () => {

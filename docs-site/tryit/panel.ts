@@ -34,7 +34,8 @@ const FAULT_NOTES: Record<Fault, string> = {
 };
 const baseUrl = defaultBaseUrl(loadDocument());
 
-type Answer = { status: number; headers: Array<[string, string]>; body: string };
+/** What the panel shows: the status as text (a number, or `3xx` for a redirect a browser hides), headers, body. */
+type Answer = { status: number | string; headers: Array<[string, string]>; body: string };
 
 /** The fixtures of the in-page mock's state: tokens by persona, records by story. */
 async function fixtures(): Promise<ReturnType<typeof fixturesOf>> {
@@ -63,6 +64,29 @@ function labelled(text: string, control: HTMLElement, id: string): HTMLElement {
   const wrapper = element('div', { class: 'try-field' });
   wrapper.append(element('label', { for: id }, text), control);
   return wrapper;
+}
+
+/** What a page may know of a redirect: in a browser, only that it was one (an opaque redirect: status 0, no headers). */
+const UNREADABLE = 'not readable by a web page';
+
+/**
+ * A redirect answer (fetch's `redirect: 'manual'`) as the panel shows it: its status and Location when the runtime
+ * exposes them, else `3xx` and a Location the page cannot read (browsers hide both from scripts). Not a redirect:
+ * undefined.
+ */
+function redirectOf(
+  response: Pick<Response, 'type' | 'status' | 'headers'>,
+): { status: string; headers: Array<[string, string]>; body: string; location: string } | undefined {
+  const opaque = response.type === 'opaqueredirect';
+  if (!opaque && (response.status < 300 || response.status > 399)) return undefined;
+  const location = response.headers.get('location') ?? UNREADABLE;
+  const status = opaque || response.status === 0 ? '3xx' : String(response.status);
+  return { status, headers: [['location', location]], body: '', location };
+}
+
+function redirectNote(redirect: { status: string; location: string }): string {
+  const where = redirect.location === UNREADABLE ? 'its Location, which the browser does not let this page read' : redirect.location;
+  return `The server answered ${redirect.status}, a redirect to ${where}. Try it does not follow redirects: nothing was sent there. The curl line below shows the redirect's status and Location (curl -i).`;
 }
 
 /** A curl line for the same request, against `base` (the token as given, or as $API_TOKEN when none is shown). */
@@ -150,13 +174,18 @@ function panel(model: OperationModel): HTMLElement {
         if (given) headers['authorization'] = `Bearer ${given}`;
         const url = `${remoteBase.value.replace(/\/+$/, '')}${model.path}`;
         try {
-          const response = await fetch(url, { method: model.method, headers, body: body.value });
+          // A redirect is the server's answer, never followed: following it would send the body (and the token, to
+          // the same origin) to a server the user did not name, and show that server's answer as this one's.
+          const response = await fetch(url, { method: model.method, headers, body: body.value, redirect: 'manual' });
+          const curl = curlLine(remoteBase.value, model, given ? '$API_TOKEN' : undefined, body.value, prefer);
+          const redirect = redirectOf(response);
+          if (redirect) {
+            show(redirect, curl, redirectNote(redirect));
+            return;
+          }
           const answerHeaders: Array<[string, string]> = [];
           for (const [name, value] of response.headers) answerHeaders.push([name, value]);
-          show(
-            { status: response.status, headers: answerHeaders, body: await response.text() },
-            curlLine(remoteBase.value, model, given ? '$API_TOKEN' : undefined, body.value, prefer),
-          );
+          show({ status: response.status, headers: answerHeaders, body: await response.text() }, curl);
         } catch (error) {
           out.replaceChildren(
             element(

@@ -10,6 +10,7 @@ import { fixturesOf } from './controls.ts';
 import { MOCK_CONTROL_FAILED } from './errors.ts';
 import { hold } from './faults.ts';
 import { defaultSeed } from './seed.ts';
+import { originForm } from './requestTarget.ts';
 import { MemorySessions, type Sessions } from './sessions.ts';
 import type { Seed } from './state.ts';
 import type { Store } from './store.ts';
@@ -82,12 +83,15 @@ async function serve(
   bodyError?: MockRequest['bodyError'],
 ): Promise<void> {
   const headers = req.headers;
+  // An absolute-form target is answered as its origin form, with its authority as the host (requestTarget.ts).
+  const absolute = originForm(req.originalUrl);
   // Node keeps the first of a repeated Authorization or Content-Type and joins other repeated headers with ", ".
   const header = (name: string): string | undefined => {
+    if (absolute && name === 'host') return absolute.host;
     const value = headers[name];
     return Array.isArray(value) ? value.join(', ') : value;
   };
-  const request: MockRequest = { method: req.method, target: req.originalUrl, header, body };
+  const request: MockRequest = { method: req.method, target: absolute?.target ?? req.originalUrl, header, body };
   if (bodyError) request.bodyError = bodyError;
   if (receivedAt !== undefined) request.receivedAt = receivedAt;
   const reused = carried.has(req.socket);

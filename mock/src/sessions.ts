@@ -8,6 +8,7 @@ import type { Scenarios } from './scenarios.ts';
 import type { Seed } from './state.ts';
 import { Store, type StoreOptions } from './store.ts';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES } from './limits.ts';
+import { measureDocument } from './rules.ts';
 
 export { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES };
 
@@ -70,18 +71,45 @@ function journalPath(path: string): string {
   return path.length <= JOURNAL_PATH_LENGTH ? path : `${path.slice(0, JOURNAL_PATH_LENGTH - 1)}…`;
 }
 
-/** The default: every session's store in this process's memory, used in place (no copies per request). */
+/**
+ * What a session costs besides its journal and its store, in bytes: the session's record, its name and creation time,
+ * its place in the map (measured: 20,000 sessions that only read, about 1 KB each with one journal entry).
+ */
+export const SESSION_BYTES = 512;
+
+/**
+ * One session as MemorySessions keeps it. `own` is its own copy of the state, made at its first write that changed
+ * something (copy on write): until then it reads the seed's one shared store. `bytes` is what it was last counted at.
+ */
+type Kept = { name: string; own: Store | undefined; requests: RequestEntry[]; created_at: string; journalBytes: number; bytes: number };
+
+/** A journal entry's cost, as `measureDocument` counts a JSON value (mock/README.md, "Memory"). */
+const entryBytes = (entry: RequestEntry): number => measureDocument(entry).bytes;
+
+/**
+ * The default: every session in this process's memory, used in place (no copies per request). A session that only
+ * reads shares the seed's state (one store for all of them); its first write that changes something gives it its own
+ * copy. The byte budget counts all a session holds: SESSION_BYTES, its request journal, and once it has written, its
+ * copy of the seed and its history (Store.retainedBytes).
+ */
 export class MemorySessions implements Sessions {
   readonly #seed: Seed;
   readonly #storeOptions: StoreOptions;
   readonly #max: number;
   readonly #maxBytes: number;
-  readonly #sessions = new Map<string, Session>();
-  /** Bytes kept by every session, as of the last write (a running sum; sessions made or dropped since may differ). */
+  readonly #sessions = new Map<string, Kept>();
+  /** What every session is counted at (the sum of their `bytes`). */
   #bytes = 0;
   #requestSeq = 0;
   /** The most recently used session, already last in the map: using it again moves nothing. */
   #last: string | undefined;
+  /** The store every session that has not written reads: the seed's state, never written to. */
+  #sharedStore: Store | undefined;
+  /** A copy of the seed's state that a failed write left unchanged, for the next write (of `#spareOf`'s seed state). */
+  #spare: Store | undefined;
+  #spareOf: Seed['state'] | undefined;
+  /** What a copy of the seed's state costs (measureDocument), counted once a session has its own. */
+  #seedBytes: number | undefined;
 
   constructor(seed: Seed, storeOptions: StoreOptions, maxSessions = DEFAULT_MAX_SESSIONS, maxTotalBytes = DEFAULT_TOTAL_BYTES) {
     this.#seed = seed;
@@ -90,72 +118,124 @@ export class MemorySessions implements Sessions {
     this.#maxBytes = maxTotalBytes;
   }
 
-  #create(name: string): Session {
-    const now = this.#storeOptions.now();
-    return { name, store: new Store(structuredClone(this.#seed.state), this.#storeOptions), requests: [], created_at: now.toISOString() };
+  /** The seed's state as a store, shared by every session that has not written (rebuilt if the seed's state was replaced). */
+  #shared(): Store {
+    if (this.#sharedStore?.state !== this.#seed.state) this.#sharedStore = new Store(this.#seed.state, this.#storeOptions);
+    return this.#sharedStore;
   }
 
-  /** The session of that name, created from the seed on first use (evicting the least recently used if full). */
-  get(name: string = DEFAULT_SESSION): Session {
-    let session = this.#sessions.get(name);
-    if (session) {
-      if (name === this.#last) return session;
+  /** A session's own copy of the seed's state. */
+  #copy(): Store {
+    return new Store(structuredClone(this.#seed.state), this.#storeOptions);
+  }
+
+  #cost(kept: Kept): number {
+    if (!kept.own) return SESSION_BYTES + kept.journalBytes;
+    this.#seedBytes ??= measureDocument(this.#seed.state).bytes;
+    return SESSION_BYTES + kept.journalBytes + this.#seedBytes + kept.own.retainedBytes;
+  }
+
+  /** Counts a session again after it changed, and keeps within the byte budget (never dropping that session). */
+  #recount(kept: Kept): void {
+    const bytes = this.#cost(kept);
+    this.#bytes += bytes - kept.bytes;
+    kept.bytes = bytes;
+    if (this.#bytes > this.#maxBytes) this.#keepWithinBytes(kept.name);
+  }
+
+  /** The session of that name, created on first use (evicting the least recently used if full), without a copy. */
+  #use(name: string): Kept {
+    let kept = this.#sessions.get(name);
+    if (kept) {
+      if (name === this.#last) return kept;
       // Map order is insertion order: re-inserting makes this the most recently used.
       this.#sessions.delete(name);
-    } else {
-      session = this.#create(name);
-      this.#bytes += session.store.retainedBytes;
-      const named = [...this.#sessions.keys()].filter((n) => n !== DEFAULT_SESSION);
-      while (named.length >= this.#max) {
-        const oldest = named.shift();
-        if (oldest === undefined) break;
-        this.#bytes -= this.#sessions.get(oldest)?.store.retainedBytes ?? 0;
+      this.#sessions.set(name, kept);
+      this.#last = name;
+      return kept;
+    }
+    const named = this.#sessions.size - (this.#sessions.has(DEFAULT_SESSION) ? 1 : 0);
+    if (name !== DEFAULT_SESSION && named >= this.#max) {
+      let over = named - this.#max + 1;
+      for (const [oldest, dropped] of this.#sessions) {
+        if (over === 0) break;
+        if (oldest === DEFAULT_SESSION) continue;
+        this.#bytes -= dropped.bytes;
         this.#sessions.delete(oldest);
+        over--;
       }
     }
-    this.#sessions.set(name, session);
+    kept = { name, own: undefined, requests: [], created_at: this.#storeOptions.now().toISOString(), journalBytes: 0, bytes: 0 };
+    this.#sessions.set(name, kept);
     this.#last = name;
-    return session;
+    this.#recount(kept);
+    return kept;
+  }
+
+  /** The session of that name with its own store, to read and change in place (tests, the CLI): copied on first use. */
+  get(name: string = DEFAULT_SESSION): Session {
+    const kept = this.#use(name);
+    if (!kept.own) {
+      kept.own = this.#copy();
+      this.#recount(kept);
+    }
+    return { name: kept.name, store: kept.own, requests: kept.requests, created_at: kept.created_at };
   }
 
   read<T>(name: string, fn: (store: Store) => T): T {
-    return fn(this.get(name).store);
+    return fn(this.#use(name).own ?? this.#shared());
   }
 
   write<T>(name: string, fn: (store: Store) => T): T {
-    const store = this.get(name).store;
-    const before = store.retainedBytes;
-    const result = fn(store);
-    // Kept as a running sum (a write changes only its own session), recounted whole only when it passes the budget.
-    this.#bytes += store.retainedBytes - before;
-    if (this.#bytes > this.#maxBytes) this.#keepWithinBytes(name);
+    const kept = this.#use(name);
+    if (kept.own) {
+      const before = kept.own.seq;
+      const result = fn(kept.own);
+      // Recounted only when the write changed something (a write that failed leaves `seq` and the store as they were).
+      if (kept.own.seq !== before) this.#recount(kept);
+      return result;
+    }
+    // Copy on write: the copy is kept only when the write changed something. A write that failed (a 401, 403, 404…)
+    // leaves it as the seed was, so it waits for the next one (no copy per refused request).
+    const copy = this.#spare && this.#spareOf === this.#seed.state ? this.#spare : this.#copy();
+    this.#spare = undefined;
+    const result = fn(copy);
+    if (copy.seq !== 0) {
+      kept.own = copy;
+      this.#recount(kept);
+    } else {
+      this.#spare = copy;
+      this.#spareOf = this.#seed.state;
+    }
     return result;
   }
 
-  /** What every session keeps, in bytes (Store.retainedBytes), summed. */
+  /** What every session keeps, in bytes (SESSION_BYTES, its journal, its copy of the seed and its history), summed. */
   get retainedBytes(): number {
     let total = 0;
-    for (const session of this.#sessions.values()) total += session.store.retainedBytes;
+    for (const kept of this.#sessions.values()) total += this.#cost(kept);
     return total;
   }
 
   /** Past the byte budget, drops the least recently used named sessions (never `keep`, never the default). */
   #keepWithinBytes(keep: string): void {
-    let total = this.retainedBytes;
-    for (const [name, session] of this.#sessions) {
-      if (total <= this.#maxBytes) break;
+    for (const [name, kept] of this.#sessions) {
+      if (this.#bytes <= this.#maxBytes) break;
       if (name === keep || name === DEFAULT_SESSION) continue;
-      total -= session.store.retainedBytes;
+      this.#bytes -= kept.bytes;
       this.#sessions.delete(name);
     }
-    this.#bytes = total;
   }
 
   reset(name?: string): void {
-    if (name === undefined) this.#sessions.clear();
-    else this.#sessions.delete(name);
     this.#last = undefined;
-    this.#bytes = this.retainedBytes;
+    if (name === undefined) {
+      this.#sessions.clear();
+      this.#bytes = 0;
+      return;
+    }
+    this.#bytes -= this.#sessions.get(name)?.bytes ?? 0;
+    this.#sessions.delete(name);
   }
 
   list(): SessionSummary[] {
@@ -163,20 +243,23 @@ export class MemorySessions implements Sessions {
       name: s.name,
       created_at: s.created_at,
       requests: Math.min(s.requests.length, REQUEST_JOURNAL_LIMIT),
-      events: s.store.events.length,
+      events: s.own?.events.length ?? 0,
     }));
   }
 
   record(name: string, entry: RequestRecord): void {
-    const session = this.get(name);
-    session.requests.push({ seq: ++this.#requestSeq, session: session.name, ...entry, path: journalPath(entry.path) });
+    const kept = this.#use(name);
+    const full: RequestEntry = { seq: ++this.#requestSeq, session: kept.name, ...entry, path: journalPath(entry.path) };
+    kept.requests.push(full);
+    kept.journalBytes += entryBytes(full);
     // Trimmed in batches of a tenth (moving 500 entries on every request costs more than the request's own entry);
     // what the journal answers is never more than the limit.
-    if (session.requests.length > REQUEST_JOURNAL_LIMIT + REQUEST_JOURNAL_LIMIT / 10)
-      session.requests.splice(0, session.requests.length - REQUEST_JOURNAL_LIMIT);
+    if (kept.requests.length > REQUEST_JOURNAL_LIMIT + REQUEST_JOURNAL_LIMIT / 10)
+      for (const dropped of kept.requests.splice(0, kept.requests.length - REQUEST_JOURNAL_LIMIT)) kept.journalBytes -= entryBytes(dropped);
+    this.#recount(kept);
   }
 
   requests(name: string, limit: number): RequestEntry[] {
-    return this.get(name).requests.slice(-Math.min(limit, REQUEST_JOURNAL_LIMIT));
+    return this.#use(name).requests.slice(-Math.min(limit, REQUEST_JOURNAL_LIMIT));
   }
 }

@@ -56,6 +56,11 @@ export type FuzzRequest = {
   forced: boolean;
   /** An X-Mock-Session name the mock must refuse (400 "Mock control error"), sent instead of the run's session. */
   badSession?: string;
+  /**
+   * Sent with an absolute-form target (`POST http://127.0.0.1:P/api/… HTTP/1.1`, RFC 9112 §3.2.2): the mock answers it
+   * exactly as its origin form, so every property holds unchanged (issue 34, item 5).
+   */
+  absolute?: boolean;
   /** What kind of body this is, for the statistics. */
   bodyKind: string;
 };
@@ -617,6 +622,7 @@ export function requestArbitrary(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
         { weight: 9, arbitrary: fc.constant(undefined) },
         { weight: 1, arbitrary: fc.constantFrom('http://localhost:5173', 'null', 'https://evil.example') },
       ),
+      absolute: fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
       // Header values arrive trimmed, so a name is refused only if it is still bad after trimming.
       badSession: fc.oneof(
         { weight: 40, arbitrary: fc.constant(undefined) },
@@ -647,6 +653,7 @@ export function requestArbitrary(ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
         bodyKind: r.body.kind,
       };
       if (r.badSession !== undefined) request.badSession = r.badSession;
+      if (r.absolute) request.absolute = true;
       return request;
     })
     .filter((request) => ctx.include.has('message-pattern') || !reachesMessagePattern(ctx, request));

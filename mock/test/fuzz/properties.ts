@@ -246,7 +246,7 @@ class FuzzTarget {
     try {
       response = await send(this.port, {
         method: request.method,
-        path: request.path,
+        path: request.absolute ? `http://127.0.0.1:${this.port}${request.path}` : request.path,
         headers: { ...request.headers, [SESSION_HEADER]: request.badSession ?? this.session },
         body: request.body,
       });
@@ -319,6 +319,8 @@ const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
  */
 export function curlLine(request: FuzzRequest, session: string, base = CURL_BASE): string {
   const parts = ['curl', '-sS', '-i', '-g', '--path-as-is', '-X', request.method, quote(`${base}${request.path}`)];
+  // The absolute form, as sent (curl sends it as the request line with --request-target).
+  if (request.absolute) parts.push('--request-target', quote(`${base}${request.path}`));
   const headers: Record<string, string> = { ...request.headers, 'X-Mock-Session': request.badSession ?? session };
   for (const [name, value] of Object.entries(headers)) parts.push('-H', quote(value === '' ? `${name};` : `${name}: ${value}`));
   // curl adds headers of its own; remove those the request did not have.
@@ -401,7 +403,9 @@ function describeRequest(request: FuzzRequest): string {
           : request.body
         : `<${request.body.length} raw bytes>`;
   const path = request.path.length > 300 ? `${request.path.slice(0, 300)}… (${request.path.length} characters)` : request.path;
-  const session = request.badSession === undefined ? '' : `\n  X-Mock-Session (refused): ${JSON.stringify(request.badSession)}`;
+  const session =
+    (request.badSession === undefined ? '' : `\n  X-Mock-Session (refused): ${JSON.stringify(request.badSession)}`) +
+    (request.absolute ? '\n  sent with an absolute-form target (RFC 9112 §3.2.2)' : '');
   return `POST ${path}\n  headers: ${JSON.stringify(request.headers)}${session}\n  body (${request.bodyKind}): ${body}`;
 }
 

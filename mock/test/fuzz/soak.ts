@@ -7,11 +7,25 @@
 //
 //   node mock/test/fuzz/soak.ts [--duration S (60)] [--warmup-requests N (40000)] [--connections N (20)] [--max-growth MB (32)]
 //   node mock/test/fuzz/soak.ts --large-bodies N
+//   node mock/test/fuzz/soak.ts --reading-sessions N
+//   node mock/test/fuzz/soak.ts --proxy-attack N
 //
 // --large-bodies N runs the large-body attack instead (mock/README.md, "Memory"): N writes of a 9 MB document each to
 // its own session, N to the default session, N documents of 3,000,000 empty objects, then GET /__mock/state, one
 // client, with the RSS sampled every 100 ms; it fails when an answer is not the one expected (200, 200, 413, 200) or the
 // peak passes the README's bound for the defaults (160 MB + 1.25 × --max-total-bytes + 4 × --body-limit).
+//
+// --reading-sessions N runs the reading-session attack instead (mock/README.md, "Memory"; issue 34): the mock with
+// --max-sessions N, then N sessions that never write, each made by a GET /__mock/events with its own X-Mock-Session,
+// then a 404 and a refused write (401) in it, 16 clients at a time, with the RSS sampled every 100 ms; it fails when an
+// answer is not the one expected (200, 404, 401), GET /__mock/sessions does not list them all, or the peak passes
+// READING_BOUND_MB (what the README states for 20,000 reading sessions; every session held a copy of the seed before,
+// 1.3–1.4 GB).
+//
+// --proxy-attack N puts the validation proxy (its command, --tokens the mock's fixtures) in front of the mock made
+// hostile: every answer gzipped when accepted, every records answer endless (proxyAttack.ts); N writes through it,
+// each in its own session; it fails when a write is not answered 200 as the mock answered it, a correct exchange is
+// flagged, or the proxy's RSS passes PROXY_BOUND_MB.
 //
 // Prints the RSS at start (idle), after the fill, after the warm-up and at the end. Exits 1 when any request errors
 // or times out, any answer has another status than its request must get, the server writes to stderr or dies, a
@@ -36,6 +50,7 @@ import { DEFAULT_BODY_LIMIT } from '../../src/core.ts';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES } from '../../src/sessions.ts';
 import { EVENT_JOURNAL_LIMIT } from '../../src/store.ts';
 import { startArgs } from '../../bench/launch.ts';
+import { proxyAttack } from './proxyAttack.ts';
 
 type CannonRequest = {
   method: string;
@@ -66,6 +81,8 @@ function parse() {
       connections: { type: 'string' },
       'max-growth': { type: 'string' },
       'large-bodies': { type: 'string' },
+      'reading-sessions': { type: 'string' },
+      'proxy-attack': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -79,7 +96,7 @@ try {
 }
 if (values.help) {
   process.stdout.write(
-    'usage: node mock/test/fuzz/soak.ts [--duration S (60)] [--warmup-requests N (40000)] [--connections N (20)] [--max-growth MB (32)]\n       node mock/test/fuzz/soak.ts --large-bodies N\n',
+    'usage: node mock/test/fuzz/soak.ts [--duration S (60)] [--warmup-requests N (40000)] [--connections N (20)] [--max-growth MB (32)]\n       node mock/test/fuzz/soak.ts --large-bodies N\n       node mock/test/fuzz/soak.ts --reading-sessions N\n       node mock/test/fuzz/soak.ts --proxy-attack N\n',
   );
   process.exit(0);
 }
@@ -93,6 +110,12 @@ const warmupRequests = positive(values['warmup-requests'], '--warmup-requests', 
 const connections = positive(values.connections, '--connections', 20);
 const maxGrowthMb = positive(values['max-growth'], '--max-growth', 32);
 const largeBodies = values['large-bodies'] === undefined ? undefined : positive(values['large-bodies'], '--large-bodies', 61);
+const readingSessions = values['reading-sessions'] === undefined ? undefined : positive(values['reading-sessions'], '--reading-sessions', 20_000);
+if (readingSessions !== undefined && readingSessions > 100_000) fail(`--reading-sessions must be at most 100000, got ${readingSessions}`);
+const proxyWrites = values['proxy-attack'] === undefined ? undefined : positive(values['proxy-attack'], '--proxy-attack', 40);
+if (proxyWrites !== undefined && proxyWrites > 10_000) fail(`--proxy-attack must be at most 10000, got ${proxyWrites}`);
+/** The most the mock may use with 20,000 sessions that only read (the issue's bar; mock/README.md, "Memory"). */
+const READING_BOUND_MB = 400;
 
 const cannon: unknown = createRequire(import.meta.url)('autocannon');
 if (!isCannon(cannon)) fail('autocannon is not installed (npm ci)');
@@ -100,7 +123,7 @@ if (!isCannon(cannon)) fail('autocannon is not installed (npm ci)');
 // ── the child ────────────────────────────────────────────────────────────────────────────────────────────────────
 
 // Started as npm start starts it (the same node flags), from the package root.
-const child = spawn(process.execPath, [...startArgs(), '--port', '0'], {
+const child = spawn(process.execPath, [...startArgs(), '--port', '0', ...(readingSessions ? ['--max-sessions', String(readingSessions)] : [])], {
   cwd: new URL('../../../', import.meta.url).pathname,
   stdio: ['ignore', 'pipe', 'pipe'],
   env: { ...process.env, PORT: '' },
@@ -198,6 +221,74 @@ if (largeBodies !== undefined) {
     process.exit(1);
   }
   process.stdout.write('\nlarge bodies passed\n');
+  process.exit(0);
+}
+
+// ── the proxy in front of a hostile target (--proxy-attack) ──────────────────────────────────────────────────────
+
+if (proxyWrites !== undefined) {
+  const problems = await proxyAttack(url, proxyWrites, (line) => process.stdout.write(`${line}\n`));
+  child.kill('SIGTERM');
+  if (problems.length) {
+    process.stdout.write(
+      `\nFAILED:\n${problems
+        .slice(0, 20)
+        .map((p) => `  - ${p}`)
+        .join('\n')}\n`,
+    );
+    process.exit(1);
+  }
+  process.stdout.write('\nproxy attack passed\n');
+  process.exit(0);
+}
+
+// ── the reading-session attack (--reading-sessions) ──────────────────────────────────────────────────────────────
+
+if (readingSessions !== undefined) {
+  const idleMb = rssMb();
+  let peakMb = idleMb;
+  const sampler = setInterval(() => {
+    if (exited === undefined) peakMb = Math.max(peakMb, rssMb());
+  }, 100);
+  const problems: string[] = [];
+  const statuses = new Map<string, number>();
+  const expectStatus = async (label: string, answer: Promise<Response>, expected: number): Promise<void> => {
+    const response = await answer;
+    await response.arrayBuffer();
+    const key = `${label} ${response.status}`;
+    statuses.set(key, (statuses.get(key) ?? 0) + 1);
+    if (response.status !== expected && problems.length < 10) problems.push(`${label}: ${response.status} (expected ${expected})`);
+  };
+  process.stdout.write(`reading sessions: ${url} (pid ${pid}) with --max-sessions ${readingSessions}; RSS at start ${idleMb.toFixed(0)} MB\n`);
+  let next = 0;
+  const client = async (): Promise<void> => {
+    while (next < readingSessions) {
+      const headers = { 'x-mock-session': `reader-${next++}` };
+      await expectStatus('GET /__mock/events', fetch(`${url}/__mock/events`, { headers }), 200);
+      await expectStatus('GET /nothing', fetch(`${url}/nothing`, { headers }), 404);
+      await expectStatus(
+        'resume without a token',
+        fetch(`${url}/api/external/v1/projects/resume`, { method: 'POST', headers: { ...headers, ...json }, body: resume }),
+        401,
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, client));
+  const listed: unknown = await (await fetch(`${url}/__mock/sessions`)).json();
+  const count = isObject(listed) && Array.isArray(listed['sessions']) ? listed['sessions'].length : -1;
+  clearInterval(sampler);
+  peakMb = Math.max(peakMb, rssMb());
+  process.stdout.write(`${[...statuses].map(([k, n]) => `${k} ×${n}`).join(', ')}\n`);
+  process.stdout.write(`GET /__mock/sessions lists ${count}; RSS peak ${peakMb.toFixed(0)} MB, end ${rssMb().toFixed(0)} MB (bound ${READING_BOUND_MB} MB)\n`);
+  if (count < readingSessions) problems.push(`GET /__mock/sessions lists ${count} sessions, expected ${readingSessions} or more`);
+  if (peakMb > READING_BOUND_MB) problems.push(`RSS peaked at ${peakMb.toFixed(0)} MB, over ${READING_BOUND_MB} MB`);
+  if (stderr) problems.push(`the mock wrote to stderr: ${stderr.slice(0, 300)}`);
+  child.kill('SIGTERM');
+  if (problems.length) {
+    process.stdout.write(`\nFAILED:\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
+    process.exit(1);
+  }
+  process.stdout.write('\nreading sessions passed\n');
   process.exit(0);
 }
 
