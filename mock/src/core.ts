@@ -4,7 +4,7 @@
 // order of checks (pipeline.ts), the response self-check, delays and the request journal.
 import { control, sessionName } from './controls.ts';
 import { cors, type CorsOptions } from './cors.ts';
-import { controlOriginAllowed, crossOrigin, misdirected } from './guard.ts';
+import { controlOriginAllowed, crossOrigin, hostAllowed, misdirected } from './guard.ts';
 import * as errors from './errors.ts';
 import { answer, readOperations, type Answer, type MockRequest, type Operations } from './pipeline.ts';
 import { forcedReply, parsePrefer } from './prefer.ts';
@@ -43,7 +43,7 @@ export type CoreOptions = {
   /** Serve the /__mock/ control endpoints (default true). */
   control?: boolean;
   /**
-   * The Host values answered (lower case, with the port): any other Host is refused with 421 before anything else,
+   * The Host values answered (lower case, with the port, or `NAME:*` for a name on any port): any other Host is refused with 421 before anything else,
    * so a page that rebinds its DNS name to the mock's address cannot use it (guard.ts). The CLI sets it from the
    * address it listens on and --allowed-host; unset (in-process apps, MSW), any Host is answered.
    */
@@ -123,7 +123,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
     const method = request.method.toUpperCase();
     const host = request.header('host');
     const hosts = options.allowedHosts?.();
-    if (hosts && host !== undefined && !hosts.has(host.toLowerCase())) {
+    if (hosts && host !== undefined && !hostAllowed(host, hosts)) {
       const refused = misdirected(host, hosts, 'This mock');
       return { status: refused.status, headers: [['content-type', 'application/json; charset=utf-8']], body: JSON.stringify(refused.body) };
     }

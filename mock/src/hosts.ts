@@ -1,10 +1,14 @@
 // The Host names a listening server answers (guard.ts says why a server checks them): its address, the loopback names,
 // and the names the operator gives with --allowed-host. Node only (the CLI's servers): the core gets a predicate.
 import { networkInterfaces } from 'node:os';
+import { ANY_PORT } from './guard.ts';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
-/** The Host values a server listening on `host`:`port` answers: its address, loopback names, and `extra` names. */
+/**
+ * The Host values a server listening on `host`:`port` answers: its address, loopback names, and `extra` names (a name
+ * without a port stands for that name on any port: `NAME:*`, which guard.ts's hostAllowed reads).
+ */
 export function listenHosts(host: string, port: number, extra: ReadonlyArray<string> = []): Set<string> {
   const names = new Set<string>();
   const add = (name: string): void => {
@@ -23,7 +27,12 @@ export function listenHosts(host: string, port: number, extra: ReadonlyArray<str
   for (const name of extra) {
     const lower = name.toLowerCase();
     if (/:\d+$/.test(lower) && !lower.endsWith(']')) names.add(lower);
-    else add(lower);
+    else {
+      // A name without a port matches that name on any port, and with none (a proxy's `Host: mock`).
+      const bracketed = lower.includes(':') && !lower.startsWith('[') ? `[${lower}]` : lower;
+      names.add(bracketed);
+      names.add(`${bracketed}${ANY_PORT}`);
+    }
   }
   return names;
 }
