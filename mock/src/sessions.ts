@@ -58,6 +58,8 @@ export interface Sessions {
   record(name: string, entry: RequestRecord): Awaitable<void>;
   /** The last `limit` entries of the session's request journal, oldest first. */
   requests(name: string, limit: number): Awaitable<RequestEntry[]>;
+  /** Whether the store can serve safely now (GET /__mock/ready): undefined, or one sentence saying what is wrong. */
+  readiness?(): Awaitable<string | undefined>;
 }
 
 export type Session = { name: string; store: Store; requests: RequestEntry[]; created_at: string };
