@@ -59,7 +59,15 @@ export type CoreOptions = {
   maxTotalBytes?: number;
   /** Where the sessions' stores are kept (default: in this process's memory, MemorySessions). */
   sessions?: Sessions;
+  /** Told of every answer once it is framed (what a request log and metrics read; never a header value). */
+  observe?: (answered: Answered) => void;
 };
+
+/** One answered request, as `observe` is told of it: no header, no body, no query (nothing that may hold a token). */
+export type Answered = { method: string; path: string; operation: string | null; status: number; ms: number; session: string | null };
+
+/** What the core learnt of a request while answering it, for `observe`. */
+type Seen = { path?: string; operation?: string; session?: string };
 
 export { DEFAULT_BODY_LIMIT };
 
@@ -119,6 +127,18 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
   });
 
   async function answerRequest(request: MockRequest): Promise<Framed> {
+    const observe = options.observe;
+    if (!observe) return answerOne(request, {});
+    const seen: Seen = {};
+    const since = request.receivedAt ?? performance.now();
+    const framed = await answerOne(request, seen);
+    const ms = performance.now() - since;
+    const { path = '', operation = null, session = null } = seen;
+    observe({ method: request.method.toUpperCase(), path, operation, status: framed.status, ms, session });
+    return framed;
+  }
+
+  async function answerOne(request: MockRequest, seen: Seen): Promise<Framed> {
     const startedAt = request.receivedAt ?? performance.now();
     const method = request.method.toUpperCase();
     const host = request.header('host');
@@ -129,6 +149,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
     }
     // Concatenated, not resolved: a target that starts with // is a path here, not a protocol-relative URL.
     const url = new URL(`http://mock.invalid${request.target}`);
+    seen.path = url.pathname;
     const isControl = controlsOn && url.pathname.toLowerCase().startsWith('/__mock/');
     // The controls hand out tokens and reset sessions: CORS only for a trusted origin, and no state change from another.
     const origin = request.header('origin');
@@ -145,6 +166,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
     }
 
     const name = sessionName(request.header('x-mock-session'));
+    if (name.ok) seen.session = name.name;
     let result: Answer;
     let operationId: string | undefined;
     try {
@@ -171,6 +193,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
         if (wait > 0) await sleep(wait);
       }
       operationId = result.options.operationId;
+      if (operationId !== undefined) seen.operation = operationId;
     } catch (error) {
       if (error instanceof StoreUnavailable) result = { reply: errors.MOCK_STORE_UNAVAILABLE(error.message), options: {} };
       else
