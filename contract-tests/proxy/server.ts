@@ -14,7 +14,7 @@ import { firstHeader, tokenOf, type RawRequest } from '../lib/predict.ts';
 import { createMasker } from '../lib/mask.ts';
 import { RecordMemory } from '../lib/memory.ts';
 import { excerpt, violation } from '../lib/violations.ts';
-import { controlOriginAllowed, crossOrigin, hostAllowed, misdirected } from '../../mock/src/guard.ts';
+import { controlOriginAllowed, crossOrigin, misdirected } from '../../mock/src/guard.ts';
 import { apiRequest, checkExchange, type FiledViolation, type Received } from './check.ts';
 import { TokenKnowledge } from './knowledge.ts';
 import { DEFAULT_CAPACITY, ViolationLog, type Entry } from './log.ts';
@@ -518,7 +518,7 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
   let hosts: ReadonlySet<string> | undefined;
   const server = createServer((req, res) => {
     const host = req.headers.host;
-    if (hosts && host !== undefined && !hostAllowed(host, hosts)) {
+    if (hosts && host !== undefined && !hosts.has(host.toLowerCase())) {
       const refused = misdirected(host, hosts, 'This proxy');
       sendJson(res, refused.status, refused.body);
       return;

@@ -4,7 +4,7 @@
 // order of checks (pipeline.ts), the response self-check, delays and the request journal.
 import { control, sessionName } from './controls.ts';
 import { cors, type CorsOptions } from './cors.ts';
-import { controlOriginAllowed, crossOrigin, hostAllowed, misdirected } from './guard.ts';
+import { controlOriginAllowed, crossOrigin, misdirected } from './guard.ts';
 import * as errors from './errors.ts';
 import { answer, readOperations, type Answer, type MockRequest, type Operations } from './pipeline.ts';
 import { forcedReply, parsePrefer } from './prefer.ts';
@@ -43,7 +43,7 @@ export type CoreOptions = {
   /** Serve the /__mock/ control endpoints (default true). */
   control?: boolean;
   /**
-   * The Host values answered (lower case, with the port, or `NAME:*` for a name on any port): any other Host is refused with 421 before anything else,
+   * The Host values answered (lower case, with the port): any other Host is refused with 421 before anything else,
    * so a page that rebinds its DNS name to the mock's address cannot use it (guard.ts). The CLI sets it from the
    * address it listens on and --allowed-host; unset (in-process apps, MSW), any Host is answered.
    */
@@ -59,15 +59,7 @@ export type CoreOptions = {
   maxTotalBytes?: number;
   /** Where the sessions' stores are kept (default: in this process's memory, MemorySessions). */
   sessions?: Sessions;
-  /** Told of every answer once it is framed (what a request log and metrics read; never a header value). */
-  observe?: (answered: Answered) => void;
 };
-
-/** One answered request, as `observe` is told of it: no header, no body, no query (nothing that may hold a token). */
-export type Answered = { method: string; path: string; operation: string | null; status: number; ms: number; session: string | null };
-
-/** What the core learnt of a request while answering it, for `observe`. */
-type Seen = { path?: string; operation?: string; session?: string };
 
 export { DEFAULT_BODY_LIMIT };
 
@@ -127,29 +119,16 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
   });
 
   async function answerRequest(request: MockRequest): Promise<Framed> {
-    const observe = options.observe;
-    if (!observe) return answerOne(request, {});
-    const seen: Seen = {};
-    const since = request.receivedAt ?? performance.now();
-    const framed = await answerOne(request, seen);
-    const ms = performance.now() - since;
-    const { path = '', operation = null, session = null } = seen;
-    observe({ method: request.method.toUpperCase(), path, operation, status: framed.status, ms, session });
-    return framed;
-  }
-
-  async function answerOne(request: MockRequest, seen: Seen): Promise<Framed> {
     const startedAt = request.receivedAt ?? performance.now();
     const method = request.method.toUpperCase();
     const host = request.header('host');
     const hosts = options.allowedHosts?.();
-    if (hosts && host !== undefined && !hostAllowed(host, hosts)) {
+    if (hosts && host !== undefined && !hosts.has(host.toLowerCase())) {
       const refused = misdirected(host, hosts, 'This mock');
       return { status: refused.status, headers: [['content-type', 'application/json; charset=utf-8']], body: JSON.stringify(refused.body) };
     }
     // Concatenated, not resolved: a target that starts with // is a path here, not a protocol-relative URL.
     const url = new URL(`http://mock.invalid${request.target}`);
-    seen.path = url.pathname;
     const isControl = controlsOn && url.pathname.toLowerCase().startsWith('/__mock/');
     // The controls hand out tokens and reset sessions: CORS only for a trusted origin, and no state change from another.
     const origin = request.header('origin');
@@ -166,7 +145,6 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
     }
 
     const name = sessionName(request.header('x-mock-session'));
-    if (name.ok) seen.session = name.name;
     let result: Answer;
     let operationId: string | undefined;
     try {
@@ -193,7 +171,6 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
         if (wait > 0) await sleep(wait);
       }
       operationId = result.options.operationId;
-      if (operationId !== undefined) seen.operation = operationId;
     } catch (error) {
       if (error instanceof StoreUnavailable) result = { reply: errors.MOCK_STORE_UNAVAILABLE(error.message), options: {} };
       else

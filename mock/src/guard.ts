@@ -9,22 +9,9 @@
 // Framework-free and browser-safe: header values in, a verdict out (the core and the proxy call it; hosts.ts, Node
 // only, lists the names a listening server answers).
 
-/** The suffix of an allowed name that matches any port (`--allowed-host NAME` without `:port`): `NAME:*`. */
-export const ANY_PORT = ':*';
-
-/** Whether a request's Host is one of the allowed names: exactly (`name:port`), or a name allowed on any port. */
-export function hostAllowed(host: string, allowed: ReadonlySet<string>): boolean {
-  const lower = host.toLowerCase();
-  if (allowed.has(lower)) return true;
-  // The name without its port ([::1]:4010 → [::1], mock:8080 → mock, mock → mock).
-  const name = /^(\[[^\]]*\]|[^:]*)(:\d*)?$/.exec(lower)?.[1];
-  return name !== undefined && allowed.has(`${name}${ANY_PORT}`);
-}
-
 /** The one-line JSON body of a refused Host: 421 Misdirected Request (RFC 9110 §15.5.20). */
 export function misdirected(host: string, allowed: ReadonlySet<string>, what: string): { status: 421; body: { error: string; message: string } } {
-  const names = [...allowed].map((name) => (name.endsWith(ANY_PORT) ? `${name.slice(0, -ANY_PORT.length)} (any port)` : name));
-  const shown = names.slice(0, 6).join(', ');
+  const shown = [...allowed].slice(0, 6).join(', ');
   return {
     status: 421,
     body: {

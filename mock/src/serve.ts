@@ -21,7 +21,6 @@ import {
 import { optionErrors, type OptionErrors } from './options.ts';
 import type { MockMetrics } from './metrics.ts';
 import { isLogFormat, LOG_FORMATS, type JsonLog } from './requestLog.ts';
-import type { Service } from './service.ts';
 
 /** How long a drain waits for the requests in flight (--drain-ms). */
 const DEFAULT_DRAIN_MS = 10_000;
@@ -185,19 +184,13 @@ export async function runMock(argv: string[], peers: ServerPeers = {}): Promise<
     import('node:http'),
     import('./service.ts'),
   ]);
-  let service: Service | undefined;
-  options.observe = (answered) => {
-    service?.observe(answered);
-    log?.request(answered);
-  };
   const app = createMockApp(options);
   // The metrics (prom-client) load after the first answer or at the first scrape, off the cold start's path.
   const loadMetrics = async (): Promise<MockMetrics | string> => peers.metricsMissing ?? (await import('./metrics.ts')).loadMetrics(app.mock.sessions);
-  const createdService = createService({ sessions: app.mock.sessions, allowedHosts: () => answered, loadMetrics });
-  service = createdService;
+  const service = createService({ sessions: app.mock.sessions, allowedHosts: () => answered, loadMetrics, log: log?.request });
   const startFailure = await app.mock.core.ready;
   if (startFailure) bad.fail(`the mock could not start: ${startFailure.message.split('\n')[0] ?? ''}`);
-  const server = createServer(createdService.listener(app));
+  const server = createServer(service.listener(app));
   server.listen(port, host);
   server.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE') bad.fail(`port ${port} on ${host} is already in use (choose another with --port)`);
@@ -251,7 +244,7 @@ export async function runMock(argv: string[], peers: ServerPeers = {}): Promise<
     closing = true;
     if (log) log.event('draining', { signal, drain_ms: drainMs });
     else process.stdout.write(`${signal}: closing the mock (draining: requests in flight get up to ${drainMs} ms)\n`);
-    void createdService.drain(server, drainMs).then(async (ended) => {
+    void service.drain(server, drainMs).then(async (ended) => {
       if (log) log.event('closed', { signal, drain: ended });
       else if (ended === 'timed out') process.stdout.write(`${signal}: requests still in flight after ${drainMs} ms were cut off\n`);
       // The shared store's connection, if any, closes after the last answer that needed it.

@@ -2,13 +2,23 @@
 // the probes (health.ts) and the metrics (metrics.ts) in front of the app, and the drain on SIGTERM/SIGINT. Node only.
 //   - /__mock/health and /__mock/ready answer whatever the Host, before the app, so they are never journaled;
 //   - /__mock/metrics answers the Hosts the mock answers (a 421 otherwise, as the app would), also before the app;
+//   - every other request goes to the app and, once its connection is done with it, is told to `log` and counted:
+//     `Answered` (method, path without the query, operation, status, ms, session; never a header value but the
+//     session name), the operation being the one its POST path names (the spec model's lookup, as the pipeline's);
 //   - drain: stop accepting, answer what is in flight (each with `Connection: close`, so a kept-alive connection ends
 //     after it), readiness 503 meanwhile, and settle once every connection has ended or `drainMs` has passed.
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
-import { hostAllowed, misdirected } from './guard.ts';
+import { misdirected } from './guard.ts';
 import { HEALTH_PATH, healthAnswer, READY_PATH, readyAnswer } from './health.ts';
 import type { MockMetrics } from './metrics.ts';
-import type { Sessions } from './sessions.ts';
+import { readOperations } from './pipeline.ts';
+import { DEFAULT_SESSION, JOURNAL_PATH_LENGTH, SESSION_HEADER, SESSION_NAME, type Sessions } from './sessions.ts';
+
+/**
+ * One answered request: no header but the session name, no body, no query (nothing that may hold a token). `status`
+ * is 0 when the connection closed before an answer was sent.
+ */
+export type Answered = { method: string; path: string; operation: string | null; status: number; ms: number; session: string | null };
 
 const METRICS_PATH = '/__mock/metrics';
 
@@ -24,13 +34,13 @@ export type ServiceOptions = {
    * after the first answer or at the first scrape, whichever comes first: prom-client stays off the cold start's path.
    */
   loadMetrics(): Promise<MockMetrics | string>;
+  /** Told of every request the app answered (the JSON log). */
+  log?: ((answered: Answered) => void) | undefined;
 };
 
 export type Service = {
   /** The request listener: the probes and metrics, then the app. */
   listener(app: RequestListener): RequestListener;
-  /** Counts an answer (CoreOptions.observe). */
-  observe: (answered: Parameters<MockMetrics['observe']>[0]) => void;
   draining(): boolean;
   /** Drains `server`: settles with how it ended, once every connection has closed or `drainMs` has passed. */
   drain(server: Server, drainMs: number): Promise<'drained' | 'timed out'>;
@@ -60,14 +70,14 @@ export function createService(options: ServiceOptions): Service {
         pending = [];
       },
     ));
-  let pending: Array<Parameters<MockMetrics['observe']>[0]> = [];
+  let pending: Answered[] = [];
   /** Answers not yet sent: at a drain each gets `Connection: close`, so its connection ends once it is answered. */
   const inFlight = new Set<ServerResponse>();
 
   async function serveMetrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const hosts = options.allowedHosts?.();
     const host = req.headers.host;
-    if (hosts && host !== undefined && !hostAllowed(host, hosts)) {
+    if (hosts && host !== undefined && !hosts.has(host.toLowerCase())) {
       const refused = misdirected(host, hosts, 'This mock');
       return send(res, refused.status, JSON_TYPE, JSON.stringify(refused.body));
     }
@@ -78,6 +88,28 @@ export function createService(options: ServiceOptions): Service {
     }
     const { contentType, text } = await metrics.exposition();
     send(res, 200, contentType, text);
+  }
+
+  function observe(answered: Answered): void {
+    options.log?.(answered);
+    if (typeof metrics === 'object') {
+      metrics.observe(answered);
+      return;
+    }
+    if (metrics === undefined && pending.length < PENDING_LIMIT) pending.push(answered);
+    // After this answer is written, not before it.
+    if (loading === undefined) setImmediate(load);
+  }
+
+  const byPath = readOperations().byPath;
+  /** Observes `req` once its connection is done with it. */
+  function watch(req: IncomingMessage, res: ServerResponse, path: string): void {
+    const since = performance.now();
+    const method = (req.method ?? '').toUpperCase();
+    const operation = (method === 'POST' && byPath.get(path)?.operationId) || null;
+    const header = req.headers[SESSION_HEADER];
+    const session = header === undefined ? DEFAULT_SESSION : typeof header === 'string' && SESSION_NAME.test(header) ? header : null;
+    res.once('close', () => observe({ method, path, operation, status: res.headersSent ? res.statusCode : 0, ms: performance.now() - since, session }));
   }
 
   return {
@@ -112,14 +144,9 @@ export function createService(options: ServiceOptions): Service {
           });
           return;
         }
+        watch(req, res, ((req.url ?? '').split('?')[0] ?? '').slice(0, JOURNAL_PATH_LENGTH));
         app(req, res);
       };
-    },
-    observe(answered) {
-      if (typeof metrics === 'object') return metrics.observe(answered);
-      if (metrics === undefined && pending.length < PENDING_LIMIT) pending.push(answered);
-      // After this answer is written, not before it.
-      if (loading === undefined) setImmediate(load);
     },
     draining: () => draining,
     drain(server, drainMs) {

@@ -122,7 +122,7 @@ describe('the Host a request names, on the mock the CLI starts', () => {
         expect(refused.status, host).toBe(421);
         const body = refused.json() as { error: string; message: string };
         expect(body.message).toBe(
-          `This mock does not answer Host ${JSON.stringify(host)} (it answers localhost:${mock.port}, 127.0.0.1:${mock.port}, [::1]:${mock.port}, mock, mock (any port), mock.example:8443); if clients reach it by that name, add the name to its --allowed-host names (without :port it matches any port)`,
+          `This mock does not answer Host ${JSON.stringify(host)} (it answers localhost:${mock.port}, 127.0.0.1:${mock.port}, [::1]:${mock.port}, mock (any port), mock.example:8443); if clients reach it by that name, add the name to its --allowed-host names (without :port it matches any port)`,
         );
       }
     } finally {
