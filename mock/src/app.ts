@@ -7,6 +7,7 @@ import { createMockCore, DEFAULT_BODY_LIMIT, memorySessions, type CoreOptions, t
 import { collectSoon, LARGE_BODY } from './collect.ts';
 import { fixturesOf } from './controls.ts';
 import { MOCK_CONTROL_FAILED } from './errors.ts';
+import { mockRequestOf, writeFramed } from './httpListener.ts';
 import { defaultSeed } from './seed.ts';
 import { MemorySessions, type Sessions } from './sessions.ts';
 import type { Seed } from './state.ts';
@@ -76,20 +77,8 @@ async function serve(
   body: Uint8Array,
   bodyError?: MockRequest['bodyError'],
 ): Promise<void> {
-  const headers = req.headers;
-  // Node keeps the first of a repeated Authorization or Content-Type and joins other repeated headers with ", ".
-  const header = (name: string): string | undefined => {
-    const value = headers[name];
-    return Array.isArray(value) ? value.join(', ') : value;
-  };
-  const request: MockRequest = { method: req.method, target: req.originalUrl, header, body };
+  const request = mockRequestOf(req, req.originalUrl, body, receivedAt ?? performance.now());
   if (bodyError) request.bodyError = bodyError;
-  if (receivedAt !== undefined) request.receivedAt = receivedAt;
-  const framed = await core.answer(request);
-  // One writeHead with the headers as a flat list: Node writes them as given, without keeping a header map first.
-  const flat: string[] = [];
-  for (const [name, value] of framed.headers) flat.push(name, value);
-  res.writeHead(framed.status, flat);
-  res.end(framed.body);
+  writeFramed(res, await core.answer(request));
   if (body.length >= LARGE_BODY) collectSoon();
 }

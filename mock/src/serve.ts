@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import type { MockOptions } from './app.ts';
+import type { CoreOptions as MockOptions } from './core.ts';
 import { isHostName, listenHosts } from './hosts.ts';
 import {
   DEFAULT_BODY_LIMIT,
@@ -178,19 +178,22 @@ export async function runMock(argv: string[], peers: ServerPeers = {}): Promise<
     closeStore = () => redis.close();
     shared = `state: in Redis at ${redis.url} (key prefix ${redis.prefix}), shared by every mock pointed there`;
   }
-  // Loaded after the options are read: --help and a bad option answer before the server's modules load.
-  const [{ createMockApp, fixturesOf }, { createServer }, { createService }] = await Promise.all([
-    import('./app.ts'),
+  // Loaded after the options are read: --help and a bad option answer before the server's modules load. The server is
+  // node:http over the core (httpListener.ts): no framework on a replica's start.
+  const [{ createMockCore }, { fixturesOf }, { createServer }, { createHttpListener }, { createService }] = await Promise.all([
+    import('./core.ts'),
+    import('./controls.ts'),
     import('node:http'),
+    import('./httpListener.ts'),
     import('./service.ts'),
   ]);
-  const app = createMockApp(options);
+  const core = createMockCore(options);
   // The metrics (prom-client) load after the first answer or at the first scrape, off the cold start's path.
-  const loadMetrics = async (): Promise<MockMetrics | string> => peers.metricsMissing ?? (await import('./metrics.ts')).loadMetrics(app.mock.sessions);
-  const service = createService({ sessions: app.mock.sessions, allowedHosts: () => answered, loadMetrics, log: log?.request });
-  const startFailure = await app.mock.core.ready;
+  const loadMetrics = async (): Promise<MockMetrics | string> => peers.metricsMissing ?? (await import('./metrics.ts')).loadMetrics(core.sessions);
+  const service = createService({ sessions: core.sessions, allowedHosts: () => answered, loadMetrics, log: log?.request });
+  const startFailure = await core.ready;
   if (startFailure) bad.fail(`the mock could not start: ${startFailure.message.split('\n')[0] ?? ''}`);
-  const server = createServer(service.listener(app));
+  const server = createServer(service.listener(createHttpListener(core)));
   server.listen(port, host);
   server.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE') bad.fail(`port ${port} on ${host} is already in use (choose another with --port)`);
@@ -207,7 +210,7 @@ export async function runMock(argv: string[], peers: ServerPeers = {}): Promise<
       log.event('mock listening', { url, port: address.port, fixtures: `${url}/__mock/fixtures`, ...(shared ? { store: shared } : {}) });
       return;
     }
-    const fixtures = fixturesOf(app.mock.seed, app.mock.seed.state);
+    const fixtures = fixturesOf(core.seed, core.seed.state);
     const lines = [
       `mock listening on ${url}`,
       `port: ${address.port}`,
