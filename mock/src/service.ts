@@ -81,11 +81,10 @@ export function createService(options: ServiceOptions): Service {
       const refused = misdirected(host, hosts, 'This mock');
       return send(res, refused.status, JSON_TYPE, JSON.stringify(refused.body));
     }
-    if (typeof metrics === 'string') return send(res, 501, JSON_TYPE, JSON.stringify({ error: 'Mock metrics unavailable', message: metrics }));
-    if (metrics === undefined) {
-      // Not loaded yet (a scrape within the first moments): 503, the scraper asks again.
-      return send(res, 503, JSON_TYPE, JSON.stringify({ error: 'Mock metrics unavailable', message: 'The metrics are still loading; ask again in a moment.' }));
-    }
+    // A scrape before any answer loads them now.
+    await load();
+    if (typeof metrics !== 'object')
+      return send(res, 501, JSON_TYPE, JSON.stringify({ error: 'Mock metrics unavailable', message: metrics ?? 'the metrics did not load' }));
     const { contentType, text } = await metrics.exposition();
     send(res, 200, contentType, text);
   }

@@ -4,11 +4,16 @@
 // --log-format json writes one line per request and never a token; SIGTERM lets a request in flight finish, then exit 0.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSchemaValidator, formatErrors } from '../../spec/lib/ajv.ts';
 import { isObject, listOperations, responseSchemaPointer } from '../../spec/lib/openapi.ts';
+import { missingPeersLine, METRICS_PEERS } from '../../cli/peers.ts';
+import { createMockCore } from '../src/core.ts';
 import { DRAINING_REASON } from '../src/health.ts';
+import { createHttpListener } from '../src/httpListener.ts';
+import { createService } from '../src/service.ts';
 import { doc, RESUME, send } from './http.ts';
 import { redisMissing, startRedis, type RedisServer } from './redisServer.ts';
 
@@ -29,7 +34,7 @@ async function startCli(args: string[]): Promise<Cli> {
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const text = output.includes('fixtures as JSON') ? /^port: (\d+)$/m.exec(output)?.[1] : undefined;
+    const text = output.includes('fixtures as JSON') || output.includes('control endpoints: off') ? /^port: (\d+)$/m.exec(output)?.[1] : undefined;
     const port = text ?? /^\{.*"port":(\d+).*"msg":"mock listening"\}$/m.exec(output)?.[1];
     if (port) return { child, port: Number(port), output: () => output, exit };
     if (child.exitCode !== null) throw new Error(`the mock exited: ${output}`);
@@ -162,6 +167,42 @@ describe('the probes, the metrics and the JSON log of the mock the CLI starts', 
     for (const text of cli.output().trim().split('\n')) expect(isObject(JSON.parse(text)), text).toBe(true);
     expect(cli.output()).not.toMatch(/opk_/);
   });
+});
+
+describe('without the optional peer prom-client', () => {
+  it('answers GET /__mock/metrics 501 with the line that installs it, and serves everything else as before', async () => {
+    const core = createMockCore();
+    const line = missingPeersLine('GET /__mock/metrics', METRICS_PEERS, () => false)?.replace(/^error: /, '') ?? '';
+    expect(line).toMatch(
+      /^GET \/__mock\/metrics needs prom-client \(optional peer dependency of service-external-api, not installed\): npm install --save-dev 'prom-client@\^15\./,
+    );
+    const service = createService({ sessions: core.sessions, loadMetrics: async () => line });
+    const server = createServer(service.listener(createHttpListener(core)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const metrics = await send(port, { method: 'GET', path: '/__mock/metrics' });
+      expect([metrics.status, metrics.headers['content-type']]).toEqual([501, 'application/json; charset=utf-8']);
+      expect(metrics.json()).toEqual({ error: 'Mock metrics unavailable', message: line });
+      expect((await send(port, { method: 'GET', path: '/__mock/health' })).text).toBe('{"status":"ok"}');
+      expect((await send(port, { method: 'GET', path: '/__mock/fixtures' })).status).toBe(200);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
+describe('with --no-control', () => {
+  it('still answers the probes (an orchestrator needs them), and no other control', async () => {
+    const cli = await startCli(['--no-control']);
+    try {
+      expect((await send(cli.port, { method: 'GET', path: '/__mock/health' })).text).toBe('{"status":"ok"}');
+      expect((await send(cli.port, { method: 'GET', path: '/__mock/ready' })).text).toBe('{"status":"ready"}');
+      expect((await send(cli.port, { method: 'GET', path: '/__mock/fixtures' })).status).toBe(404);
+    } finally {
+      cli.child.kill('SIGKILL');
+    }
+  }, 60_000);
 });
 
 describe('drain on SIGTERM and SIGINT', () => {
