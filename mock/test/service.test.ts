@@ -192,6 +192,22 @@ describe('without the optional peer prom-client', () => {
   });
 });
 
+describe('bad --log-format and --drain-ms', () => {
+  it.each([
+    [['--log-format', 'xml'], 'error: --log-format must be text or json, got "xml"'],
+    [['--drain-ms', '700000'], 'error: --drain-ms must be between 0 and 600000, got 700000'],
+  ])('%j: one line on stderr and exit 2', async (args, line) => {
+    const child = spawn(process.execPath, [MAIN, '--port', '0', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PORT: '', MOCK_STORE: '' },
+    });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    expect(await new Promise<number | null>((resolve) => child.once('exit', resolve))).toBe(2);
+    expect(err).toBe(`${line}\n`);
+  });
+});
+
 describe('with --no-control', () => {
   it('still answers the probes (an orchestrator needs them), and no other control', async () => {
     const cli = await startCli(['--no-control']);
