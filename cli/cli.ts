@@ -2,7 +2,7 @@
 // docs call the same functions): the top of the package, the one folder that imports the others. Each command is
 // loaded only when asked for, so `mock` never loads the contract suite's test runner, and a command whose optional
 // peers are missing exits 2 before loading anything (peers.ts).
-import { COMMAND_PEERS, packageVersion, REDIS_PEERS, requirePeers } from './peers.ts';
+import { COMMAND_PEERS, JSON_LOG_PEERS, METRICS_PEERS, missingPeersLine, packageVersion, REDIS_PEERS, requirePeers } from './peers.ts';
 
 const COMMANDS = {
   mock: 'the production-true mock server (on http://127.0.0.1:4010 unless told otherwise)',
@@ -61,11 +61,16 @@ export async function main(argv: string[]): Promise<void> {
     const peers = [...(COMMAND_PEERS[first] ?? [])];
     // `mock --store redis://…` (or MOCK_STORE) keeps the state in Redis, through ioredis.
     if (first === 'mock' && (rest.some((word) => word === '--store' || word.startsWith('--store=')) || process.env['MOCK_STORE'])) peers.push(...REDIS_PEERS);
+    // `mock --log-format json` writes its lines through pino.
+    if (first === 'mock' && rest.some((word, i) => word === '--log-format=json' || (word === '--log-format' && rest[i + 1] === 'json')))
+      peers.push(...JSON_LOG_PEERS);
     requirePeers(`service-external-api ${first}`, peers);
   }
   switch (first) {
     case 'mock':
-      await (await import('../mock/src/serve.ts')).runMock(rest);
+      await (await import('../mock/src/serve.ts')).runMock(rest, {
+        metricsMissing: missingPeersLine('GET /__mock/metrics', METRICS_PEERS)?.replace(/^error: /, ''),
+      });
       return;
     case 'contract':
       await (await import('../contract-tests/run.ts')).runContract(rest);

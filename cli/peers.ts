@@ -16,6 +16,12 @@ export const COMMAND_PEERS: Readonly<Record<string, ReadonlyArray<string>>> = {
 /** What `mock --store redis://…` needs on top of the mock's peers. */
 export const REDIS_PEERS: ReadonlyArray<string> = ['ioredis'];
 
+/** What `mock --log-format json` needs on top of the mock's peers (its structured logger). */
+export const JSON_LOG_PEERS: ReadonlyArray<string> = ['pino'];
+
+/** What the mock's GET /__mock/metrics needs; without it the mock runs and that endpoint answers 501 with this line. */
+export const METRICS_PEERS: ReadonlyArray<string> = ['prom-client'];
+
 type Manifest = { name?: unknown; peerDependencies?: Record<string, string> };
 
 /** package.json of this package: beside cli/ in the repository, two levels up from dist/cli/. */
@@ -52,7 +58,7 @@ function installed(name: string): boolean {
  * The one line that says which peers `what` needs and how to install them, or undefined when all are there. The
  * versions are package.json's peerDependencies ranges, quoted for a POSIX shell.
  */
-function missingPeersLine(what: string, peers: ReadonlyArray<string>, isInstalled: (name: string) => boolean = installed): string | undefined {
+export function missingPeersLine(what: string, peers: ReadonlyArray<string>, isInstalled: (name: string) => boolean = installed): string | undefined {
   const missing = peers.filter((name) => !isInstalled(name));
   if (missing.length === 0) return undefined;
   const ranges = manifest().peerDependencies ?? {};

@@ -169,6 +169,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tell whether the process serves
+         * @description Liveness. Answers whatever the `Host` (it reveals nothing) and touches no store.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tell whether the mock can serve safely now
+         * @description Readiness. 200 when the store answers safely and the mock takes requests; 503 with one sentence saying what is wrong now (Redis unreachable, or with an evicting `maxmemory-policy`; the mock draining after SIGTERM), and 200 again as soon as it is over, without a restart. Answers whatever the `Host`.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Expose the metrics as text a scraper reads
+         * @description `mock_requests_total{operation,status}`, `mock_request_duration_seconds` (histogram by operation), `mock_sessions`, `mock_session_bytes` (in-memory sessions) and the process metrics (`process_*`, `nodejs_*`), through prom-client (an optional peer dependency). Answers the mock's own Host names, as the controls do.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1084,6 +1144,132 @@ export interface operations {
             400: components["responses"]["ControlError"];
             500: components["responses"]["ControlFailed"];
             503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process serves. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `ok`.
+                         * @constant
+                         */
+                        status: "ok";
+                    };
+                };
+            };
+            500: components["responses"]["ControlFailed"];
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `ready`.
+                         * @constant
+                         */
+                        status: "ready";
+                    };
+                };
+            };
+            500: components["responses"]["ControlFailed"];
+            /** @description Not ready, and why. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `unready`.
+                         * @constant
+                         */
+                        status: "unready";
+                        /** @description One sentence, e.g. `Redis at redis://10.0.0.5:6379/0 is unreachable (ECONNREFUSED).` */
+                        reason: string;
+                    };
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The exposition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; version=0.0.4": string;
+                };
+            };
+            /** @description The Host is not one the mock answers. */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `Misdirected request`.
+                         * @constant
+                         */
+                        error: "Misdirected request";
+                        /** @description The Host refused and the names answered. */
+                        message: string;
+                    };
+                };
+            };
+            500: components["responses"]["ControlFailed"];
+            /** @description prom-client is not installed; the message is the command that installs it. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `Mock metrics unavailable`.
+                         * @constant
+                         */
+                        error: "Mock metrics unavailable";
+                        /** @description Why, and the install command. */
+                        message: string;
+                    };
+                };
+            };
         };
     };
 }

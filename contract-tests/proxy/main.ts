@@ -22,7 +22,7 @@ that breaks the contract gets the header ${VIOLATIONS_HEADER}: <count>.
   --target URL        the server to check (required), e.g. https://staging.example.com or http://127.0.0.1:4010
   --port N            port to listen on (default ${DEFAULT_PORT}); 0 picks a free port
   --host H            address to bind (default 127.0.0.1)
-  --allowed-host H    also answer requests whose Host is H (repeatable; a name with or without :port); any other Host
+  --allowed-host H    also answer requests whose Host is H (repeatable; NAME:PORT, or NAME on any port); any other Host
                       than the address it listens on gets 421, so a DNS-rebinding page cannot use the proxy
   --tokens FILE       JSON persona → token ({"full_access": "opk_…", "read_only": "opk_…", …}), or the mock's
                       GET /__mock/fixtures document (tokens, records, people): adds the persona rules

@@ -27,7 +27,7 @@ import { fixed, median, rounded, table } from './format.ts';
 import { heapAfterGc, type HeapAfterGc } from './heap.ts';
 import { launch, live, resultOf, signalGroup, stop, stopAll, waitForPort, type Proc } from './children.ts';
 import { bodyMatcher, type BodyCheck, type Job, type RequestSpec, type WorkerResult } from './job.ts';
-import { clkTck, machineLoad, MOCK_MAIN, rssBytes, serverPid, startFlags } from './proc.ts';
+import { clkTck, cpuTicks, machineLoad, MOCK_MAIN, rssBytes, serverPid, startFlags } from './proc.ts';
 import {
   mockCheck,
   OPERATIONS,
@@ -67,6 +67,9 @@ const USAGE = `Usage: node mock/bench/run.ts [options]   (npm run bench -- [opti
   --rounds N        runs per server and scenario, interleaved; the median is reported (default 2; env BENCH_ROUNDS)
   --connections N   concurrent connections (default 50; env BENCH_CONNECTIONS)
   --cold-starts N   starts per server for the cold-start median (default 3)
+  --cold-start      only the installed mock's cold start against bare node:http's, interleaved, --cold-starts times
+                    each (default 15 here): short enough to run on a quiet machine; writes
+                    mock/bench/results/cold-start.json
   --sessions N      X-Mock-Session names the session scenario rotates through (default 50)
   --prism-probe S   seconds to wait for Prism on generated/openapi.json itself before using generated/openapi.acyclic.json
                     (default 5; 0 skips the probe)
@@ -83,6 +86,7 @@ Quick smoke run: node mock/bench/run.ts --duration 1 --warmup 1 --rounds 1 --col
 
 type Settings = {
   stages: boolean;
+  coldOnly: boolean;
   duration: number;
   warmup: number;
   rounds: number;
@@ -108,6 +112,7 @@ function readSettings(): Settings {
     ({ values } = parseArgs({
       options: {
         stages: { type: 'boolean' },
+        'cold-start': { type: 'boolean' },
         duration: { type: 'string' },
         warmup: { type: 'string' },
         rounds: { type: 'string' },
@@ -140,19 +145,23 @@ function readSettings(): Settings {
   };
   const env = process.env;
   const stages = values.stages === true;
+  const coldOnly = values['cold-start'] === true;
+  if (stages && coldOnly) usageError('--stages and --cold-start are two different runs: choose one');
   const settings: Settings = {
     stages,
+    coldOnly,
     duration: number('--duration', values.duration ?? env['BENCH_DURATION'], 3, 0.5, 600, false),
     warmup: number('--warmup', values.warmup ?? env['BENCH_WARMUP'], 2, 0, 600, false),
     rounds: number('--rounds', values.rounds ?? env['BENCH_ROUNDS'], 2, 1, 20, true),
     connections: number('--connections', values.connections ?? env['BENCH_CONNECTIONS'], 50, 1, 1000, true),
-    coldStarts: number('--cold-starts', values['cold-starts'], 3, 0, 20, true),
+    coldStarts: number('--cold-starts', values['cold-starts'], coldOnly ? 15 : 3, coldOnly ? 2 : 0, coldOnly ? 100 : 20, true),
     sessions: number('--sessions', values.sessions, 50, 1, 100, true),
     prismProbe: number('--prism-probe', values['prism-probe'], 5, 0, 600, false),
-    stageRequests: number('--stage-requests', values['stage-requests'], 3000, stages ? 1 : 0, 1_000_000, true),
+    stageRequests: coldOnly ? 0 : number('--stage-requests', values['stage-requests'], 3000, stages ? 1 : 0, 1_000_000, true),
     sessionWrites: number('--session-writes', values['session-writes'], 1000, 0, 100_000, true),
     inProcessStarts: number('--in-process-starts', values['in-process-starts'], 10, 0, 100, true),
-    out: values.out ?? join(ROOT, stages ? 'mock/bench/results/stages.json' : 'mock/bench/results/latest.json'),
+    out:
+      values.out ?? join(ROOT, stages ? 'mock/bench/results/stages.json' : coldOnly ? 'mock/bench/results/cold-start.json' : 'mock/bench/results/latest.json'),
   };
   if (settings.sessionWrites % (MEMORY_CONNECTIONS * 2) !== 0)
     usageError(
@@ -282,7 +291,7 @@ async function startServer(
   let marker: string;
   const printsPort = name === 'mock' || name === 'mock-sample' || name === INSTALLED || name === 'express' || name === 'http' || name === 'express-floor';
   if (name === INSTALLED) {
-    proc = launch(name, [INSTALLED_BIN, 'mock', '--port', '0'], { keepStdout: 'head' });
+    proc = launch(name, [INSTALLED_BIN, 'mock', '--port', '0'], env ? { keepStdout: 'head', env } : { keepStdout: 'head' });
     marker = INSTALLED_BIN;
   } else if (name === 'mock' || name === 'mock-sample') {
     proc = launch(name, mockArgs(name), env ? { keepStdout: 'head', env } : { keepStdout: 'head' });
@@ -597,6 +606,75 @@ const describeHeap = (heap: HeapAfterGc | null): string =>
       ? `n/a (${heap.error})`
       : `${fixed(heap.used_mb, 1)} MB used of ${fixed(heap.total_mb, 1)} MB, RSS then ${fixed(heap.rss_mb, 1)} MB`;
 
+/**
+ * `--cold-start`: spawn → the first correct resumeProject 200 of the installed mock (the compiled bin, plain node, as
+ * `npx service-external-api mock` runs it) against bare node:http started the same way, alternating which goes first,
+ * so load on the machine falls on both alike; then, apart, the installed mock's first start with an empty compile
+ * cache (a fresh container's). The ratio of medians is the figure the target reads.
+ */
+async function coldStartOnly(settings: Settings, ctx: Context, loadBefore: ReturnType<typeof machineLoad>): Promise<number> {
+  if (!existsSync(join(ROOT, INSTALLED_BIN))) {
+    say(`FAIL ${INSTALLED_BIN} is missing (npm run build writes it)`);
+    return 1;
+  }
+  const order: ServerName[] = [INSTALLED, 'http'];
+  const samples = new Map<ServerName, number[]>(order.map((name) => [name, []]));
+  // The CPU the server process had used when its first answer arrived: what load on the machine stretches least.
+  const cpu = new Map<ServerName, number[]>(order.map((name) => [name, []]));
+  say(`cold start: ${LABELS[INSTALLED]} against ${LABELS.http}, ${settings.coldStarts} starts each, interleaved…`);
+  for (let i = 0; i < settings.coldStarts; i++) {
+    for (const name of i % 2 === 0 ? order : [...order].reverse()) {
+      const server = await startServer(name, ctx);
+      const ticks = cpuTicks(server.pid);
+      samples.get(name)?.push(Number(server.readyMs.toFixed(1)));
+      if (ticks !== undefined) cpu.get(name)?.push(Math.round((ticks * 1000) / clkTck()));
+      await stop(server.proc);
+    }
+  }
+  const emptyCache: number[] = [];
+  for (let i = 0; i < Math.min(5, settings.coldStarts); i++) {
+    const cache = mkdtempSync(join(tmpdir(), 'bench-compile-cache-'));
+    try {
+      const server = await startServer(INSTALLED, ctx, undefined, undefined, { NODE_COMPILE_CACHE: cache });
+      emptyCache.push(Number(server.readyMs.toFixed(1)));
+      await stop(server.proc);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  }
+  const installed = median(samples.get(INSTALLED) ?? []);
+  const http = median(samples.get('http') ?? []);
+  const ratio = Number((installed / http).toFixed(2));
+  const cpuRatio = Number((median(cpu.get(INSTALLED) ?? []) / median(cpu.get('http') ?? [])).toFixed(2));
+  for (const [name, list] of samples) {
+    const used = cpu.get(name) ?? [];
+    say(
+      `cold start ${LABELS[name].padEnd(20)} median ${fixed(median(list), 0).padStart(5)} ms  (${list.map((v) => v.toFixed(0)).join(', ')}); CPU to the first answer median ${fixed(median(used), 0)} ms`,
+    );
+  }
+  say(`cold start ${LABELS[INSTALLED]}, empty compile cache: median ${fixed(median(emptyCache), 0)} ms  (${emptyCache.map((v) => v.toFixed(0)).join(', ')})`);
+  const met = ratio <= TARGETS.installed_cold_start_ratio;
+  say(
+    `installed / node:http: ${ratio}× (target ≤ ${TARGETS.installed_cold_start_ratio}×: ${met ? 'met' : 'NOT met'}); in CPU time ${cpuRatio}×; load ${loadBefore.loadavg_1m} before (a loaded machine stretches both and hides the fixed cost)`,
+  );
+  const report = {
+    kind: 'cold-start',
+    generated_at: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? null, node: process.version, load_before: loadBefore, load_after: machineLoad() },
+    samples_ms: Object.fromEntries(samples),
+    median_ms: { installed: Number(installed.toFixed(1)), http: Number(http.toFixed(1)) },
+    installed_empty_compile_cache_ms: emptyCache,
+    installed_vs_node_http: ratio,
+    cpu_ms_to_first_answer: Object.fromEntries(cpu),
+    installed_vs_node_http_cpu: cpuRatio,
+    target: { at_most: TARGETS.installed_cold_start_ratio, met },
+  };
+  mkdirSync(dirname(settings.out), { recursive: true });
+  writeFileSync(settings.out, `${JSON.stringify(report, null, 2)}\n`);
+  say(`wrote ${relative(process.cwd(), settings.out) || settings.out}`);
+  return met ? 0 : 1;
+}
+
 // ── the run ────────────────────────────────────────────────────────────────────────────────────────────────────────
 
 async function main(): Promise<number> {
@@ -620,9 +698,10 @@ async function main(): Promise<number> {
     (settings.stageRequests > 0 ? ((settings.stageRequests + 3000) * 3 * 2) / 3500 + 2 : 0) +
     runs * (settings.rounds * (settings.duration + 0.4) + settings.warmup) +
     10;
-  say(
-    `bench${full ? '' : ' --stages'}: ${servers.length} servers, ${runs} server × scenario cells × ${settings.rounds} rounds, ${settings.duration} s each after ${settings.warmup} s warm-up, ${settings.connections} connections (about ${Math.ceil(estimate / 60)} min)`,
-  );
+  if (!settings.coldOnly)
+    say(
+      `bench${full ? '' : ' --stages'}: ${servers.length} servers, ${runs} server × scenario cells × ${settings.rounds} rounds, ${settings.duration} s each after ${settings.warmup} s warm-up, ${settings.connections} connections (about ${Math.ceil(estimate / 60)} min)`,
+    );
   say(
     `machine: ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), load ${loadBefore.loadavg_1m} ${loadBefore.loadavg_5m} ${loadBefore.loadavg_15m}, node ${process.version}, CLK_TCK ${clkTck()}`,
   );
@@ -667,6 +746,11 @@ async function main(): Promise<number> {
   for (const scenario of list) ctx.answers.push(await referenceAnswer(mock, scenario, checkFor('mock', scenario, fixtures, [])));
   const resumeRequest = resumeScenario.requests[0];
   ctx.probe = (server) => ({ request: resumeRequest, status: 200, check: checkFor(server, resumeScenario, fixtures, ctx.answers) });
+  if (settings.coldOnly) {
+    await stop(mock.proc);
+    running.delete('mock');
+    return coldStartOnly(settings, ctx, loadBefore);
+  }
 
   // In-process start: a fresh process per factory, before the load (the machine as quiet as the bench leaves it).
   const inProcess: { app: StartupReport; msw: StartupReport } | null = await (async () => {

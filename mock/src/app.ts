@@ -2,15 +2,13 @@
 // adapter over the framework-free core (core.ts): it reads the body (bounded by the limit), hands the core the
 // request's method, target, headers and bytes, and writes the answer. Two apps in one process share nothing but the
 // read-only spec.
-import type { Socket } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { createMockCore, DEFAULT_BODY_LIMIT, memorySessions, type CoreOptions, type MockCore, type MockRequest } from './core.ts';
 import { collectSoon, LARGE_BODY } from './collect.ts';
 import { fixturesOf } from './controls.ts';
 import { MOCK_CONTROL_FAILED } from './errors.ts';
-import { hold } from './faults.ts';
+import { answerHttp, mockRequestOf } from './httpListener.ts';
 import { defaultSeed } from './seed.ts';
-import { originForm } from './requestTarget.ts';
 import { MemorySessions, type Sessions } from './sessions.ts';
 import type { Seed } from './state.ts';
 import type { Store } from './store.ts';
@@ -28,9 +26,6 @@ type MockInternals = { seed: Seed; sessions: Sessions; core: MockCore; store(ses
 export type MockApp = express.Express & { mock: MockInternals };
 
 const EMPTY = new Uint8Array(0);
-/** What a dropped keep-alive connection sends before it closes (dropConnection); sockets that carried a request. */
-const NOT_HTTP = '\0';
-const carried = new WeakSet<Socket>();
 
 export function createMockApp(options: MockOptions = {}): MockApp {
   const now = options.now ?? (() => new Date());
@@ -82,47 +77,8 @@ async function serve(
   body: Uint8Array,
   bodyError?: MockRequest['bodyError'],
 ): Promise<void> {
-  const headers = req.headers;
-  // An absolute-form target is answered as its origin form, with its authority as the host (requestTarget.ts).
-  const absolute = originForm(req.originalUrl);
-  // Node keeps the first of a repeated Authorization or Content-Type and joins other repeated headers with ", ".
-  const header = (name: string): string | undefined => {
-    if (absolute && name === 'host') return absolute.host;
-    const value = headers[name];
-    return Array.isArray(value) ? value.join(', ') : value;
-  };
-  const request: MockRequest = { method: req.method, target: absolute?.target ?? req.originalUrl, header, body };
+  const request = mockRequestOf(req, req.originalUrl, body, receivedAt ?? performance.now());
   if (bodyError) request.bodyError = bodyError;
-  if (receivedAt !== undefined) request.receivedAt = receivedAt;
-  const reused = carried.has(req.socket);
-  carried.add(req.socket);
-  const framed = await core.answer(request);
-  if (framed.fault) return dropConnection(req, res, framed.holdMs, reused);
-  // One writeHead with the headers as a flat list: Node writes them as given, without keeping a header map first.
-  const flat: string[] = [];
-  for (const [name, value] of framed.headers) flat.push(name, value);
-  res.writeHead(framed.status, flat);
-  res.end(framed.body);
+  await answerHttp(core, req, res, request);
   if (body.length >= LARGE_BODY) collectSoon();
-}
-
-/**
- * A fault (faults.ts): no HTTP answer. The socket is destroyed at once (network-error), or once `holdMs` passes
- * (timeout); a client that gives up first closes it itself, which ends the hold. On a connection that carried a
- * request before, one byte that can begin no HTTP answer goes first: a browser resends a request whose reused
- * keep-alive connection closes before any byte arrives (it takes it for an idle connection the server closed), so a
- * bare close there would be retried unseen and answered normally; with the byte, every client reports a network error.
- */
-async function dropConnection(req: Request, res: Response, holdMs: number | undefined, reused: boolean): Promise<void> {
-  if (holdMs !== undefined) {
-    const gaveUp = new AbortController();
-    const abort = (): void => gaveUp.abort();
-    res.once('close', abort);
-    await hold(holdMs, gaveUp.signal);
-    res.off('close', abort);
-  }
-  const socket = req.socket;
-  if (socket.destroyed) return;
-  if (reused) socket.write(NOT_HTTP, () => socket.destroy());
-  else socket.destroy();
 }

@@ -16,7 +16,7 @@ export function misdirected(host: string, allowed: ReadonlySet<string>, what: st
     status: 421,
     body: {
       error: 'Misdirected request',
-      message: `${what} does not answer Host ${JSON.stringify(host.slice(0, 100))} (it answers ${shown}${allowed.size > 6 ? ', …' : ''}); a deployment behind another name starts it with --allowed-host NAME`,
+      message: `${what} does not answer Host ${JSON.stringify(host.slice(0, 100))} (it answers ${shown}${allowed.size > 6 ? ', …' : ''}); if clients reach it by that name, add the name to its --allowed-host names (without :port it matches any port)`,
     },
   };
 }

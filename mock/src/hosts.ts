@@ -4,9 +4,32 @@ import { networkInterfaces } from 'node:os';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
+/**
+ * The Host values a server answers: exact `name:port` values, and names answered on any port and with none
+ * (`--allowed-host NAME` without a port: nginx's `proxy_pass http://mock;` sends `Host: mock`). `has` takes a Host as
+ * the request sends it, in lower case; iterating lists each name as a 421 shows it (`mock (any port)`).
+ */
+export class HostNames extends Set<string> {
+  readonly #anyPort = new Set<string>();
+
+  /** Answers `name` on any port, and with none. */
+  addAnyPort(name: string): void {
+    this.#anyPort.add(name);
+    super.add(`${name} (any port)`);
+  }
+
+  override has(host: string): boolean {
+    if (host.includes(' ')) return false;
+    if (super.has(host)) return true;
+    // The name without its port ([::1]:4010 → [::1], mock:8080 → mock, mock → mock).
+    const name = /^(\[[^\]]*\]|[^:]*)(:\d*)?$/.exec(host)?.[1];
+    return name !== undefined && this.#anyPort.has(name);
+  }
+}
+
 /** The Host values a server listening on `host`:`port` answers: its address, loopback names, and `extra` names. */
-export function listenHosts(host: string, port: number, extra: ReadonlyArray<string> = []): Set<string> {
-  const names = new Set<string>();
+export function listenHosts(host: string, port: number, extra: ReadonlyArray<string> = []): HostNames {
+  const names = new HostNames();
   const add = (name: string): void => {
     const lower = name.toLowerCase();
     const bracketed = lower.includes(':') && !lower.startsWith('[') ? `[${lower}]` : lower;
@@ -23,7 +46,7 @@ export function listenHosts(host: string, port: number, extra: ReadonlyArray<str
   for (const name of extra) {
     const lower = name.toLowerCase();
     if (/:\d+$/.test(lower) && !lower.endsWith(']')) names.add(lower);
-    else add(lower);
+    else names.addAnyPort(lower.includes(':') && !lower.startsWith('[') ? `[${lower}]` : lower);
   }
   return names;
 }

@@ -428,6 +428,13 @@ export class RedisSessions implements Sessions {
 
   #unavailable(error: unknown): StoreUnavailable {
     if (error instanceof StoreUnavailable) return error;
+    return new StoreUnavailable(
+      `The mock's shared store: ${this.#whatFailed(error)}. The request may or may not have been applied; retry it once the store is back.`,
+    );
+  }
+
+  /** What a client failure says is wrong now, as a clause: `Redis at URL is unreachable (ECONNREFUSED)`. */
+  #whatFailed(error: unknown): string {
     const message = error instanceof Error ? error.message : String(error);
     // Redis's own error replies (out of memory, read-only replica, no auth) are refusals; anything else is the connection.
     const reason =
@@ -436,7 +443,21 @@ export class RedisSessions implements Sessions {
         : /timed out/i.test(message)
           ? `did not answer within ${this.#target.timeoutMs} ms`
           : `is unreachable (${this.#lastError ?? 'connection closed'})`;
-    return new StoreUnavailable(`The mock's shared store (Redis) ${reason}. The request may or may not have been applied; retry it once the store is back.`);
+    return `Redis at ${this.#target.shown} ${reason}`;
+  }
+
+  /**
+   * Whether the store can serve safely now (GET /__mock/ready): undefined, or one sentence saying what is wrong now,
+   * the connection first (a Redis that is down has no policy to report), then the eviction policy, asked afresh.
+   */
+  async readiness(): Promise<string | undefined> {
+    if (this.#client.status !== 'ready') return `${this.#whatFailed(new Error('not connected'))}.`;
+    try {
+      await this.checkEvictionPolicy();
+    } catch (error) {
+      return `${this.#whatFailed(error)}.`;
+    }
+    return this.#policyProblem ? `Redis at ${this.#target.shown} is unsafe: ${this.#policyProblem}.` : undefined;
   }
 
   /** What is wrong with Redis's eviction policy (evictionProblem), asked now. */
@@ -454,8 +475,10 @@ export class RedisSessions implements Sessions {
   async #run(script: ScriptName | SessionScript, name: string, extra: ReadonlyArray<string | number> = []): Promise<unknown> {
     const { lua, sha } = typeof script === 'string' ? { lua: SCRIPTS[script], sha: SHAS[script] ?? '' } : script;
     // An evicting Redis could lose any of a session's keys: nothing is read or written until the policy is fixed.
+    // The connection first: with Redis gone, its last known policy is not what is wrong now.
+    if (this.#client.status !== 'ready') throw this.#unavailable(new Error('not connected'));
     if (performance.now() - this.#policyCheckedAt > POLICY_RECHECK_MS) await this.#guard(this.checkEvictionPolicy());
-    if (this.#policyProblem) throw new StoreUnavailable(`The mock's shared store (Redis) is unsafe: ${this.#policyProblem}.`);
+    if (this.#policyProblem) throw new StoreUnavailable(`The mock's shared store: Redis at ${this.#target.shown} is unsafe: ${this.#policyProblem}.`);
     const args: Array<string | number> = [this.#prefix, name, this.#seedId, this.#storeOptions.now().toISOString(), this.#max, ...extra];
     for (let attempt = 0; ; attempt++) {
       try {

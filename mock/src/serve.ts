@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import type { MockOptions } from './app.ts';
+import type { CoreOptions as MockOptions } from './core.ts';
 import { isHostName, listenHosts } from './hosts.ts';
 import {
   DEFAULT_BODY_LIMIT,
@@ -21,6 +21,14 @@ import {
   SELF_CHECK_MODES,
 } from './limits.ts';
 import { optionErrors, type OptionErrors } from './options.ts';
+import type { MockMetrics } from './metrics.ts';
+import { isLogFormat, LOG_FORMATS, type JsonLog } from './requestLog.ts';
+
+/** How long a drain waits for the requests in flight (--drain-ms). */
+const DEFAULT_DRAIN_MS = 10_000;
+
+/** What the command line found of the optional peers the server may load after its start. */
+export type ServerPeers = { metricsMissing?: string | undefined };
 
 const USAGE = `Usage: service-external-api mock [options]     (in the repository: npm start -- [options])
 
@@ -35,8 +43,8 @@ Starts the production-true mock of the external API and prints its URL, tokens a
   --cors-origin O   allow only this browser origin (repeatable; default: reflect any origin)
   --no-cors         no CORS headers and no preflight answers, as production
   --no-control      do not serve the /__mock/ control endpoints
-  --allowed-host H  also answer requests whose Host is H (repeatable; a name with or without :port): behind a load
-                    balancer or a DNS name. Any other Host than the address it listens on gets 421 (DNS rebinding)
+  --allowed-host H  also answer requests whose Host is H (repeatable; NAME:PORT, or NAME for that name on any port
+                    and with none): behind a load balancer or a DNS name. Any other Host gets 421 (DNS rebinding)
   --max-sessions N  X-Mock-Session sessions kept before the least recently used is dropped (default ${DEFAULT_MAX_SESSIONS})
   --body-limit N    largest request body in bytes (default ${DEFAULT_BODY_LIMIT})
   --max-session-bytes N
@@ -52,6 +60,10 @@ Starts the production-true mock of the external API and prints its URL, tokens a
                       off     none: the spec's conformance rests on the test suite alone (load tests of your own code)
   --store URL       keep the state in Redis, shared by every mock pointed at it: redis://host:port/db (or $MOCK_STORE)
   --store-prefix P  key prefix in Redis (default service-external-api)
+  --log-format F    text (default: the banner, for people) or json (one line per request: time, method, path,
+                    operation, status, ms, session; never a token; needs the optional peer pino)
+  --drain-ms N      on SIGTERM/SIGINT, stop accepting and let requests in flight finish for up to N ms, then exit 0
+                    (default ${DEFAULT_DRAIN_MS}); GET /__mock/ready answers 503 meanwhile
   --help            show this help`;
 
 /** Bad options: one line, exit 2 (a const with a declared type, so `never` narrows). */
@@ -77,6 +89,8 @@ function parse(argv: string[]) {
       'self-check': { type: 'string' },
       store: { type: 'string' },
       'store-prefix': { type: 'string' },
+      'log-format': { type: 'string' },
+      'drain-ms': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -84,7 +98,7 @@ function parse(argv: string[]) {
   });
 }
 /** Runs the mock until SIGINT/SIGTERM; a bad option is one line on stderr and exit 2. */
-export async function runMock(argv: string[]): Promise<void> {
+export async function runMock(argv: string[], peers: ServerPeers = {}): Promise<void> {
   let args: ReturnType<typeof parse>;
   try {
     args = parse(argv);
@@ -146,9 +160,14 @@ export async function runMock(argv: string[]): Promise<void> {
     options.maxSessionBytes = bad.integer(args.values['max-session-bytes'], '--max-session-bytes', 64 * 1024, 2 ** 32);
   if (args.values['max-total-bytes'] !== undefined)
     options.maxTotalBytes = bad.integer(args.values['max-total-bytes'], '--max-total-bytes', 1024 * 1024, 2 ** 40);
+  const logFormat = args.values['log-format'] ?? 'text';
+  if (!isLogFormat(logFormat)) bad.fail(`--log-format must be ${LOG_FORMATS.join(' or ')}, got "${logFormat}"`);
+  const drainMs = args.values['drain-ms'] === undefined ? DEFAULT_DRAIN_MS : bad.integer(args.values['drain-ms'], '--drain-ms', 0, 600_000);
+  const log: JsonLog | undefined = logFormat === 'json' ? await (await import('./requestLog.ts')).jsonLog() : undefined;
   // --store: the sessions in Redis (mock/src/redis.ts, loaded only then), so several mock processes share one state.
   const store = args.values.store ?? (process.env['MOCK_STORE']?.trim() || undefined);
   let shared: string | undefined;
+  let closeStore: (() => Promise<void>) | undefined;
   if (store === undefined && args.values['store-prefix'] !== undefined) bad.fail('--store-prefix needs --store (or MOCK_STORE)');
   if (store !== undefined) {
     const [{ openRedisSessions }, { defaultSeed }, { storeOptionsOf }] = await Promise.all([import('./redis.ts'), import('./seed.ts'), import('./core.ts')]);
@@ -162,14 +181,26 @@ export async function runMock(argv: string[]): Promise<void> {
     };
     const redis = await openRedisSessions(store, redisOptions).catch((error: unknown) => bad.fail(error instanceof Error ? error.message : String(error)));
     options.sessions = redis;
+    closeStore = () => redis.close();
     shared = `state: in Redis at ${redis.url} (key prefix ${redis.prefix}), shared by every mock pointed there`;
   }
-  // Loaded after the options are read: --help and a bad option answer before the server's modules load.
-  const { createMockApp, fixturesOf } = await import('./app.ts');
-  const app = createMockApp(options);
-  const startFailure = await app.mock.core.ready;
+  // Loaded after the options are read: --help and a bad option answer before the server's modules load. The server is
+  // node:http over the core (httpListener.ts): no framework on a replica's start.
+  const [{ createMockCore }, { fixturesOf }, { createServer }, { createHttpListener }, { createService }] = await Promise.all([
+    import('./core.ts'),
+    import('./controls.ts'),
+    import('node:http'),
+    import('./httpListener.ts'),
+    import('./service.ts'),
+  ]);
+  const core = createMockCore(options);
+  // The metrics (prom-client) load after the first answer or at the first scrape, off the cold start's path.
+  const loadMetrics = async (): Promise<MockMetrics | string> => peers.metricsMissing ?? (await import('./metrics.ts')).loadMetrics(core.sessions);
+  const service = createService({ sessions: core.sessions, allowedHosts: () => answered, loadMetrics, log: log?.request });
+  const startFailure = await core.ready;
   if (startFailure) bad.fail(`the mock could not start: ${startFailure.message.split('\n')[0] ?? ''}`);
-  const server = app.listen(port, host);
+  const server = createServer(service.listener(createHttpListener(core)));
+  server.listen(port, host);
   server.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE') bad.fail(`port ${port} on ${host} is already in use (choose another with --port)`);
     if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') bad.fail(`cannot bind to ${host} (${error.code})`);
@@ -180,7 +211,12 @@ export async function runMock(argv: string[]): Promise<void> {
     answered = listenHosts(host, address.port, extraHosts);
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${shownHost}:${address.port}`;
-    const fixtures = fixturesOf(app.mock.seed, app.mock.seed.state);
+    if (log) {
+      // A log pipeline gets one JSON line, without the tokens: they are at GET /__mock/fixtures.
+      log.event('mock listening', { url, port: address.port, fixtures: `${url}/__mock/fixtures`, ...(shared ? { store: shared } : {}) });
+      return;
+    }
+    const fixtures = fixturesOf(core.seed, core.seed.state);
     const lines = [
       `mock listening on ${url}`,
       `port: ${address.port}`,
@@ -215,10 +251,15 @@ export async function runMock(argv: string[]): Promise<void> {
   function shutdown(signal: string): void {
     if (closing) return;
     closing = true;
-    process.stdout.write(`${signal}: closing the mock\n`);
-    server.close(() => process.exit(0));
-    server.closeAllConnections();
-    setTimeout(() => process.exit(0), 2000).unref();
+    if (log) log.event('draining', { signal, drain_ms: drainMs });
+    else process.stdout.write(`${signal}: closing the mock (draining: requests in flight get up to ${drainMs} ms)\n`);
+    void service.drain(server, drainMs).then(async (ended) => {
+      if (log) log.event('closed', { signal, drain: ended });
+      else if (ended === 'timed out') process.stdout.write(`${signal}: requests still in flight after ${drainMs} ms were cut off\n`);
+      // The shared store's connection, if any, closes after the last answer that needed it.
+      await closeStore?.().catch(() => undefined);
+      process.exit(0);
+    });
   }
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -62,6 +62,8 @@ export interface Sessions {
   requests(name: string, limit: number): Awaitable<RequestEntry[]>;
   /** Where the sessions' queued scenarios are kept, when not in the core's memory (a shared store: redisScenarios.ts). */
   readonly scenarios?: Scenarios;
+  /** Whether the store can serve safely now (GET /__mock/ready): undefined, or one sentence saying what is wrong. */
+  readiness?(): Awaitable<string | undefined>;
 }
 
 export type Session = { name: string; store: Store; requests: RequestEntry[]; created_at: string };

@@ -1,10 +1,14 @@
 // One behaviour, every adapter (issue 14): the shared table (behaviour.ts: the error table byte for byte, the state
-// rules, the controls) run against the Express app over HTTP and against the MSW handlers through msw/node and
-// fetch, on every msw major the peer range admits (msw-majors.ts). The same table runs in Chromium with MSW's service
-// worker in msw.browser.test.ts.
+// rules, the controls) run against the Express app over HTTP, the bare node:http listener the CLI serves with, and
+// against the MSW handlers through msw/node and fetch, on every msw major the peer range admits (msw-majors.ts). The
+// same table runs in Chromium with MSW's service worker in msw.browser.test.ts.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMockCore } from '../src/core.ts';
+import { createHttpListener } from '../src/httpListener.ts';
 import { behaviourTable, runCase, seedFixtures, type Exchange, type Transport } from './behaviour.ts';
-import { startMock, type RunningMock, type Sent } from './http.ts';
+import { send, startMock, type RunningMock, type Sent } from './http.ts';
 import { MSW_PACKAGES, mswInNode, type MswInNode } from './msw-majors.ts';
 
 const table = behaviourTable(seedFixtures());
@@ -40,6 +44,23 @@ describe('Express over HTTP (createMockApp)', () => {
   };
   it.each(table.map((c, i) => [c.name, c, i] as const))('%s', async (_name, behaviour, i) => {
     behaviour.check(await runCase(transport, behaviour, `express-${i}`));
+  });
+});
+
+describe('node:http with no framework (createHttpListener: what the mock command serves with)', () => {
+  const server = createServer(createHttpListener(createMockCore({ bodyLimit: 4096 })));
+  let port = 0;
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const transport: Transport = async (sent) => {
+    const received = await send(port, sent);
+    return { status: received.status, headers: flatHeaders(received.headers), text: received.text };
+  };
+  it.each(table.map((c, i) => [c.name, c, i] as const))('%s', async (_name, behaviour, i) => {
+    behaviour.check(await runCase(transport, behaviour, `http-${i}`));
   });
 });
 

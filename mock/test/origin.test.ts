@@ -111,6 +111,25 @@ describe('the Host a request names, on the mock the CLI starts', () => {
     }
   });
 
+  it('answers --allowed-host NAME (no port) on any port and with none, as a proxy sends it (Host: mock), and no other name', async () => {
+    const mock = await start(['--allowed-host', 'mock', '--allowed-host', 'mock.example:8443']);
+    const { send } = await import('./http.ts');
+    try {
+      for (const host of ['mock', 'MOCK:80', 'mock:8080', `mock:${mock.port}`, 'mock.example:8443'])
+        expect((await send(mock.port, { method: 'GET', path: '/__mock/fixtures', headers: { host } })).status, host).toBe(200);
+      for (const host of ['mock.example', 'mock.example:8444', 'mockx:8080', 'evil.mock', 'mock:8080.evil']) {
+        const refused = await send(mock.port, { method: 'GET', path: '/__mock/fixtures', headers: { host } });
+        expect(refused.status, host).toBe(421);
+        const body = refused.json() as { error: string; message: string };
+        expect(body.message).toBe(
+          `This mock does not answer Host ${JSON.stringify(host)} (it answers localhost:${mock.port}, 127.0.0.1:${mock.port}, [::1]:${mock.port}, mock (any port), mock.example:8443); if clients reach it by that name, add the name to its --allowed-host names (without :port it matches any port)`,
+        );
+      }
+    } finally {
+      mock.stop();
+    }
+  });
+
   it('exits 2 with one line on a malformed --allowed-host', async () => {
     const child = spawn(process.execPath, [MAIN, '--allowed-host', 'http://x/'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORT: '' } });
     let err = '';

@@ -1,0 +1,168 @@
+// mock/README.md's deployment recipes ("Running it for an organisation"), run as written on this machine, which has no
+// container engine: the packed tarball in a fresh project, installed by the Compose replica's own command with the
+// server peers it names; that replica started by its command and found ready by its healthcheck; then the host recipe,
+// two replicas on one Redis, run by bash as written on free loopback ports. Needs dist/ (`npm run build`).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { COMMAND_PEERS, JSON_LOG_PEERS, METRICS_PEERS, REDIS_PEERS } from '../../cli/peers.ts';
+import { isObject } from '../../spec/lib/openapi.ts';
+import { explain, ROOT, run } from '../../spec/test/run.ts';
+import { doc, RESUME, send } from './http.ts';
+import { freePort, redisMissing, startRedis, type RedisServer } from './redisServer.ts';
+
+const README = readFileSync(join(ROOT, 'mock', 'README.md'), 'utf8');
+const missing = redisMissing() ?? (existsSync('/usr/bin/redis-cli') ? undefined : '/usr/bin/redis-cli is not installed');
+
+/** The fenced blocks of one language in the README's section `title`. */
+function blocks(title: string, language: string): string[] {
+  const start = README.indexOf(`\n## ${title}\n`);
+  if (start < 0) throw new Error(`mock/README.md has no section "${title}"`);
+  const end = README.indexOf('\n## ', start + 1);
+  const section = README.slice(start, end < 0 ? undefined : end);
+  return [...section.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\`\\n`, 'g'))].map((match) => match[1] ?? '');
+}
+
+const SECTION = 'Running it for an organisation';
+
+/** A process group started here, and everything it started: stopped together by its id. */
+function startGroup(command: string, args: string[], cwd: string, env: Record<string, string>): { child: ChildProcess; output(): string; stop(): void } {
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  return {
+    child,
+    output: () => output,
+    stop: () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+async function until(what: string, deadlineMs: number, fn: () => Promise<boolean>, output: () => string): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  while (!(await fn())) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen in ${deadlineMs} ms:\n${output().slice(-3000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+const ready = async (port: number): Promise<boolean> => (await send(port, { method: 'GET', path: '/__mock/ready' }).catch(() => undefined))?.status === 200;
+
+let work = '';
+let consumer = '';
+const env: Record<string, string> = {};
+
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+  work = mkdtempSync(join(tmpdir(), 'service-external-api-recipes-'));
+  consumer = join(work, 'srv');
+  mkdirSync(consumer);
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'mock-deployment', private: true }, null, 2));
+  const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT });
+  expect(pack.status, explain(pack)).toBe(0);
+  const [packed] = JSON.parse(pack.stdout) as Array<{ filename: string }>;
+  if (!packed) throw new Error(`npm pack printed no package: ${pack.stdout}`);
+  // Where Compose mounts it: /srv/mock.tgz, the replica's working directory.
+  copyFileSync(join(work, packed.filename), join(consumer, 'mock.tgz'));
+  // npm's cache first (npm ci of this repository filled it), the registry for what is not there; temporary files here.
+  Object.assign(env, { npm_config_prefer_offline: 'true', TMPDIR: work });
+}, 120_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe.skipIf(missing !== undefined)(`mock/README.md, "${SECTION}"${missing ? ` (${missing})` : ''}`, () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it("Compose: a replica's command installs the tarball with the peers the server needs, starts, and its healthcheck finds it ready", async () => {
+    const [compose, ...others] = blocks(SECTION, 'yaml');
+    expect(others).toEqual([]);
+    const file: unknown = parse(compose ?? '');
+    if (!isObject(file) || !isObject(file['services'])) throw new Error('the Compose block has no services');
+    const services = file['services'];
+    expect(Object.keys(services).sort()).toEqual(['lb', 'mock-1', 'mock-2', 'redis']);
+    const replica = services['mock-1'];
+    if (!isObject(replica) || typeof replica['command'] !== 'string' || !isObject(replica['healthcheck']))
+      throw new Error('mock-1 has no command or healthcheck');
+    expect(services['mock-2']).toEqual(replica);
+    const command = replica['command'];
+    // The peers it installs are every one the mock's options in it need, at package.json's ranges.
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
+    for (const name of [...(COMMAND_PEERS['mock'] ?? []), ...REDIS_PEERS, ...JSON_LOG_PEERS, ...METRICS_PEERS])
+      expect(command, name).toContain(` ${name}@${manifest.peerDependencies[name] ?? '?'} `);
+    // As written, but for what only a container network has: the bind address, Redis's name, the port.
+    const port = await freePort();
+    const onHost = (text: string): string =>
+      text.replace('--host 0.0.0.0', '--host 127.0.0.1').replace('redis://redis:6379/0', redis.url).replaceAll('4010', String(port));
+    expect(onHost(command)).not.toBe(command);
+    const started = startGroup('sh', ['-c', onHost(command)], consumer, env);
+    try {
+      const test = replica['healthcheck']['test'];
+      if (!Array.isArray(test) || test[0] !== 'CMD' || !test.every((word) => typeof word === 'string')) throw new Error('the healthcheck is no CMD list');
+      const [, program = '', ...args] = test.map((word) => onHost(String(word)));
+      await until(
+        'the replica answering its healthcheck',
+        240_000,
+        async () => (await run(program === 'node' ? process.execPath : program, args, { cwd: consumer })).status === 0,
+        started.output,
+      );
+      expect(started.child.exitCode).toBe(null);
+      // Behind nginx (Host: mock) and from the published port (Host: localhost:4010) alike.
+      for (const host of ['mock', 'localhost:4010', `localhost:${port}`])
+        expect((await send(port, { method: 'GET', path: '/__mock/fixtures', headers: { host } })).status, host).toBe(200);
+      const lines = started
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'));
+      expect(lines.some((line) => line.includes('"msg":"mock listening"'))).toBe(true);
+    } finally {
+      started.stop();
+    }
+  }, 300_000);
+
+  it('on one host: the recipe, run by bash as written on free ports, starts Redis and two replicas that share one state', async () => {
+    const [recipe, ...others] = blocks(SECTION, 'sh');
+    expect(others).toEqual([]);
+    if (!existsSync(join(consumer, 'node_modules', '.bin', 'service-external-api'))) throw new Error('the Compose test installs the package first');
+    const [redisPort, one, two] = [await freePort(), await freePort(), await freePort()];
+    const ports = { REDIS_PORT: String(redisPort), MOCK_1: String(one), MOCK_2: String(two) };
+    const script = startGroup('bash', ['-c', recipe ?? ''], consumer, { ...env, ...ports });
+    try {
+      const exit = new Promise<number | null>((resolve) => script.child.once('exit', (code) => resolve(code)));
+      const finished = await Promise.race([exit, new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 120_000))]);
+      expect(finished, script.output()).toBe(0);
+      expect([await ready(one), await ready(two)]).toEqual([true, true]);
+      // A write through one replica is seen through the other: one Redis, one state.
+      const fixtures: unknown = (await send(one, { method: 'GET', path: '/__mock/fixtures' })).json();
+      if (!isObject(fixtures) || !isObject(fixtures['tokens']) || !isObject(fixtures['projects'])) throw new Error('no fixtures');
+      const written = await send(one, {
+        path: RESUME,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${String(fixtures['tokens']['full_access'])}`, 'x-mock-session': 'recipe' },
+        body: JSON.stringify({ project_id: fixtures['projects']['paused'], message: doc('shared') }),
+      });
+      expect(written.status).toBe(200);
+      const events: unknown = (await send(two, { method: 'GET', path: '/__mock/events', headers: { 'x-mock-session': 'recipe' } })).json();
+      expect(isObject(events) && Array.isArray(events['events']) ? events['events'].length : events).toBe(1);
+      expect((await send(two, { method: 'GET', path: '/__mock/health', headers: { host: 'mock' } })).text).toBe('{"status":"ok"}');
+    } finally {
+      script.stop();
+    }
+  }, 180_000);
+});
