@@ -1,16 +1,20 @@
-// Failure a frontend can rehearse (issue 37) on the Express app over HTTP and on the MSW handlers through msw/node:
+// Failure a frontend can rehearse (issue 37) on the bare node:http listener the mock command serves with, on the
+// Express app over HTTP and on the MSW handlers through msw/node:
 // the shared cases of rehearsal.ts, then what each adapter does on its own (a client that gives up on a timeout, the
 // handlers' typed scenarios without HTTP). The same cases on replicas sharing Redis: redis.scenarios.test.ts.
 import { spawn } from 'node:child_process';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent, createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isObject } from '../../spec/lib/openapi.ts';
+import { createMockCore } from '../src/core.ts';
 import { FAULTS, hold } from '../src/faults.ts';
+import { createHttpListener } from '../src/httpListener.ts';
 import { MAX_HOLD_MS, MAX_PREFER_LENGTH, MAX_SCENARIO_TIMES, MAX_SCENARIOS } from '../src/limits.ts';
 import { createMockHandlers } from '../src/msw.ts';
 import { seedFixtures } from './behaviour.ts';
-import { CLOSE, RESUME, doc, startMock, type RunningMock, type Sent } from './http.ts';
+import { CLOSE, RESUME, doc, send, startMock, type Received, type RunningMock, type Sent } from './http.ts';
 import { rehearsalCases, specExample, type Attempt } from './rehearsal.ts';
 
 const NOW = () => new Date('2025-06-18T10:30:00Z');
@@ -38,20 +42,45 @@ function flat(headers: Record<string, string | string[] | undefined>): Record<st
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value]));
 }
 
+/** A transport over HTTP that reports a connection ending with no answer as a failure, as a client sees it. */
+const attempt =
+  (sendOne: (sent: Sent) => Promise<Received>) =>
+  async (sent: Sent): Promise<Attempt> => {
+    try {
+      const received = await sendOne(sent);
+      return { status: received.status, headers: flat(received.headers), text: received.text };
+    } catch (error) {
+      return { failed: error instanceof Error ? error.message : String(error) };
+    }
+  };
+
+describe('node:http with no framework (createHttpListener: what the mock command serves with)', () => {
+  const server = createServer(createHttpListener(createMockCore({ now: NOW, maxDelay: 50 })));
+  let port = 0;
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
+  const transport = attempt((sent) => send(port, sent));
+  it.each(cases.map((c, i) => [c.name, c, i] as const))('%s', async (_name, rehearsal, i) => {
+    await rehearsal.run(transport, `http-${i}`);
+  });
+});
+
 describe('Express over HTTP (createMockApp)', () => {
   let mock: RunningMock;
   beforeAll(async () => {
     mock = await startMock({ now: NOW, maxDelay: 50 });
   });
   afterAll(() => mock.close());
-  const transport = async (sent: Sent): Promise<Attempt> => {
-    try {
-      const received = await mock.send(sent);
-      return { status: received.status, headers: flat(received.headers), text: received.text };
-    } catch (error) {
-      return { failed: error instanceof Error ? error.message : String(error) };
-    }
-  };
+  const transport = attempt((sent) => mock.send(sent));
   it.each(cases.map((c, i) => [c.name, c, i] as const))('%s', async (_name, rehearsal, i) => {
     await rehearsal.run(transport, `express-${i}`);
   });

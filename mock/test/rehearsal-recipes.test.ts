@@ -71,5 +71,5 @@ describe('recipe: a Storybook story of the error state', () => {
 
 it('the recipes are the blocks this file runs, and the README names this file', () => {
   expect([...README.matchAll(/<!-- recipe: ([a-z]+) -->/g)].map((m) => m[1])).toEqual(['retry', 'playwright', 'story']);
-  expect(README).toContain('`test/recipes.test.ts`');
+  expect(README).toContain('`test/rehearsal-recipes.test.ts`');
 });
