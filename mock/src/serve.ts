@@ -1,4 +1,4 @@
-// The `mock` command: `service-external-api mock [options]`, which `npm start [-- options]` runs (cli/main.ts).
+// The `mock` command: `service-external-api mock [options]`, which `npm start [-- options]` runs (cli/mock.cjs).
 // With cli.ts, the only code that reads argv and the environment, listens, and prints. `npm start` adds
 // `--max-semi-space-size=4`: it keeps V8's young generation small, where under load the default lets it grow to
 // ~200 MB of RSS that is never given back.
