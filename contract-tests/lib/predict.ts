@@ -3,7 +3,7 @@
 // (RULES.md#order-of-checks): transport, then the inputs one by one, then the token, the read-only
 // guard, missing fields, and last the record. Where several answers are possible (production is nondeterministic, a
 // token or a record this side does not know), every one is accepted; where the model says nothing, nothing is
-// predicted. The validation proxy uses it on live traffic; test/predict.test.ts holds it to the suite's tables.
+// predicted. The validation proxy uses it on live traffic; selftest/predict.test.ts holds it to the suite's tables.
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
 import { TOKEN_FORM, type Persona, type RecordGroup } from './env.ts';
 import { answers, either, messages, one, success, type Answers, type Expectation, type Expected } from './expected.ts';
