@@ -73,6 +73,8 @@ export function firstHeader(headers: RawRequest['headers'], name: string): strin
 /**
  * The token the service reads from an Authorization value (RULES.md#reading-the-header): trimmed,
  * split at the first space; `Bearer` (case-sensitive) and the trimmed rest, or the whole value when it has no space.
+ * The same rule as the mock's tokenFromAuthorization (mock/src/security.ts), written twice on purpose: the suite's
+ * model of production is independent of the mock it checks, so a slip in one disagrees with the other in a test.
  */
 export function tokenOf(authorization: string | undefined): string | undefined {
   if (authorization === undefined) return undefined;
