@@ -1,5 +1,6 @@
 // The package's one command line, `service-external-api <command>` (the bin; npm start, npm run contract and npm run
-// docs call the same functions): the top of the package, the one folder that imports the others. Each command is
+// docs call the same functions): the top of the package, the one folder that imports every command's folder (below
+// it, the proxy and the docs' try-it import parts of the mock: README.md, the table of folders). Each command is
 // loaded only when asked for, so `mock` never loads the contract suite's test runner, and a command whose optional
 // peers are missing exits 2 before loading anything (peers.ts).
 import { COMMAND_PEERS, JSON_LOG_PEERS, METRICS_PEERS, missingPeersLine, packageVersion, REDIS_PEERS, requirePeers } from './peers.ts';

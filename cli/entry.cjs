@@ -1,5 +1,5 @@
 'use strict';
-// The first code any entry point runs (main.ts, which npm start runs, and bin.cjs, the package's bin). Plain CommonJS,
+// The first code any entry point runs (mock.cjs, which npm start runs, and bin.cjs, the package's bin). Plain CommonJS,
 // so that it runs on every Node.js, and an old one gets one sentence instead of a loader error: the repository's
 // TypeScript sources need type stripping (Node.js 22.18+, 24 in .nvmrc); the compiled package runs on Node.js
 // 20.19+, 22.12+ and 24+ (package.json engines), but for the contract command, whose runner needs 22.12+ (cli.ts). The npm scripts always have Node 24: `npm ci` installs it

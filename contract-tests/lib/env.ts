@@ -1,5 +1,8 @@
-// The contract suite's configuration: the only module that reads `process.env`. Every variable is validated at
-// start; a missing or malformed one is a ConfigError whose message is one line naming it (run.ts exits 2 with it).
+// The contract suite's configuration: the one module that validates the CONTRACT_* variables (readConfig, handed
+// `process.env` by run.ts). Two others read `process.env` themselves, for a file to write when the validated
+// configuration is not at hand: run.ts (CONTRACT_REPORT, for the JUnit of a run that could not start) and
+// reporter.ts (CONTRACT_COVERAGE, in the vitest worker). Every variable is validated at start; a missing or malformed
+// one is a ConfigError whose message is one line naming it (run.ts exits 2 with it).
 import { GOAL_STORIES, PERSONAS, PROJECT_STORIES } from '../../generated/mock-fixtures.ts';
 import { pointerTo } from '../../spec/lib/openapi.ts';
 import { specValidator } from './validator.ts';

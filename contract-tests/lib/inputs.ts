@@ -86,7 +86,7 @@ export function unknownFieldAnswer(name: string, a: Answers): Expectation {
 
 /**
  * What production does with one input value before the token is read, by the same rules as `wrongInputs` (the
- * decoding steps of RULES.md#transport; test/predict.test.ts holds the two together):
+ * decoding steps of RULES.md#transport; selftest/predict.test.ts holds the two together):
  * - `valid`: decoded; `refers` when it names other records (a mention, a person to subscribe) that may not exist, so
  *   the operation may still fail with 500 after the token;
  * - `rejected`: answered before the token, with this expectation;

@@ -3,7 +3,7 @@
 // (RULES.md#order-of-checks): transport, then the inputs one by one, then the token, the read-only
 // guard, missing fields, and last the record. Where several answers are possible (production is nondeterministic, a
 // token or a record this side does not know), every one is accepted; where the model says nothing, nothing is
-// predicted. The validation proxy uses it on live traffic; test/predict.test.ts holds it to the suite's tables.
+// predicted. The validation proxy uses it on live traffic; selftest/predict.test.ts holds it to the suite's tables.
 import { texts } from '../../spec/lib/messages.ts';
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
 import { TOKEN_FORM, type Persona, type RecordGroup } from './env.ts';
@@ -75,6 +75,8 @@ export function firstHeader(headers: RawRequest['headers'], name: string): strin
 /**
  * The token the service reads from an Authorization value (RULES.md#reading-the-header): trimmed,
  * split at the first space; `Bearer` (case-sensitive) and the trimmed rest, or the whole value when it has no space.
+ * The same rule as the mock's tokenFromAuthorization (mock/src/security.ts), written twice on purpose: the suite's
+ * model of production is independent of the mock it checks, so a slip in one disagrees with the other in a test.
  */
 export function tokenOf(authorization: string | undefined): string | undefined {
   if (authorization === undefined) return undefined;

@@ -66,7 +66,7 @@ export function build<K extends OperationId>(operationId: K, overrides: Partial<
   return merged;
 }
 
-/** A typed body written out in full: the compiler rejects a missing required field (see test/requests.test-d.ts). */
+/** A typed body written out in full: the compiler rejects a missing required field (see selftest/requests.test-d.ts). */
 export function body<K extends OperationId>(operationId: K, value: RequestBody<K>): RequestBody<K> {
   if (!isRequestBody(operationId, value)) throw new Error(`the ${operationId} body is not valid: ${requestViolations(operationModel(operationId), value)}`);
   return value;

@@ -4,12 +4,11 @@
 // nothing; the package's command line (cli/cli.ts) calls main.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { RULES } from './check.ts';
 import { parseFixtures, TokenKnowledge } from './knowledge.ts';
 import { DEFAULT_CAPACITY } from './log.ts';
 import { createValidationProxy, DEFAULT_MAX_BODY, DEFAULT_TIMEOUT_MS, VIOLATIONS_HEADER } from './server.ts';
-import { isHostName, listenHosts } from '../../mock/src/hosts.ts';
+import { listenHosts } from '../../mock/src/hosts.ts';
 import { optionErrors, type OptionErrors } from '../../mock/src/options.ts';
 
 export const DEFAULT_PORT = 4020;
@@ -39,38 +38,24 @@ Endpoints: GET /__proxy/violations, GET /__proxy/summary, POST /__proxy/reset. S
 /** Bad options: one line, exit 2 (a const with a declared type, so `never` narrows). */
 const bad: OptionErrors = optionErrors('proxy');
 
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    options: {
-      target: { type: 'string' },
-      port: { type: 'string' },
-      host: { type: 'string' },
-      'allowed-host': { type: 'string', multiple: true },
-      tokens: { type: 'string' },
-      report: { type: 'string' },
-      'max-violations': { type: 'string' },
-      timeout: { type: 'string' },
-      'max-body-bytes': { type: 'string' },
-      quiet: { type: 'boolean' },
-      help: { type: 'boolean' },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-}
+/** The proxy command's options, as node:util parseArgs reads them. */
+const OPTIONS = {
+  target: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'allowed-host': { type: 'string', multiple: true },
+  tokens: { type: 'string' },
+  report: { type: 'string' },
+  'max-violations': { type: 'string' },
+  timeout: { type: 'string' },
+  'max-body-bytes': { type: 'string' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean' },
+} as const;
 
 /** Runs the proxy until SIGINT/SIGTERM (then exits 0); exits 2 on a bad option. */
 export async function main(argv: string[]): Promise<void> {
-  let args: ReturnType<typeof parse>;
-  try {
-    args = parse(argv);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const option = /option '([^']+)'/i.exec(message)?.[1];
-    bad.fail(option ? `unknown option ${option} (see --help)` : `${message.split('\n')[0] ?? ''} (see --help)`);
-  }
-  const values = args.values;
+  const values = bad.parse(argv, OPTIONS).values;
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return;
@@ -117,7 +102,7 @@ export async function main(argv: string[]): Promise<void> {
 
   const quiet = values.quiet === true;
   const extraHosts = values['allowed-host'] ?? [];
-  for (const name of extraHosts) if (!isHostName(name)) bad.fail(`--allowed-host must be a host name or address, with an optional :port, got "${name}"`);
+  bad.hosts(extraHosts);
   const proxy = createValidationProxy({
     target: target.href,
     allowedHosts: (port) => listenHosts(host, port, extraHosts),
@@ -141,10 +126,7 @@ export async function main(argv: string[]): Promise<void> {
   try {
     url = await proxy.listen(port, host);
   } catch (error) {
-    const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
-    if (code === 'EADDRINUSE') bad.fail(`port ${port} on ${host} is already in use (choose another with --port)`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') bad.fail(`cannot bind to ${host} (${code})`);
-    bad.fail(`cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`);
+    bad.listenFailure(error, host, port);
   }
   const origin = `${target.origin}${target.pathname.replace(/\/+$/, '')}`;
   const lines = [

@@ -559,6 +559,8 @@ describe('npm run proxy', () => {
     ['no --target', [], /^proxy: --target is required/],
     ['a bad --port', ['--target', 'http://127.0.0.1:1', '--port', 'http'], /^proxy: --port must be a whole number, got "http"$/],
     ['an unknown option', ['--target', 'http://127.0.0.1:1', '--verbose'], /^proxy: unknown option --verbose \(see --help\)$/],
+    // Not "unknown option --port <value>", as the proxy said before it shared the mock's option reading (options.ts).
+    ['a --port without its value', ['--target', 'http://127.0.0.1:1', '--port'], /^proxy: Option '--port <value>' argument missing \(see --help\)$/],
     ['a --target that is not a URL', ['--target', 'staging'], /^proxy: --target is not a URL/],
   ])('exits 2 with one line on %s', { timeout: 30_000, concurrent: true }, async (_case, args, line) => {
     const { code, stdout, stderr } = await spawnProxy(args).exited;

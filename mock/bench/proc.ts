@@ -4,11 +4,11 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { startArgs } from './launch.ts';
+import { MOCK_MAIN, startArgs } from './launch.ts';
 
-export const MOCK_MAIN = 'cli/main.ts';
+export { MOCK_MAIN } from './launch.ts';
 
-/** The node flags of `npm start` (its start script's words before cli/main.ts), for a process that measures the mock in itself. */
+/** The node flags of `npm start` (its start script's words before cli/mock.cjs), for a process that measures the mock in itself. */
 export function startFlags(): string[] {
   const args = startArgs();
   return args.slice(0, args.indexOf(MOCK_MAIN));

@@ -1,1 +1,1 @@
-../../cli/main.cjs
+../../cli/mock.cjs

@@ -14,7 +14,9 @@ export function hashToken(raw: string): Uint8Array {
 
 /**
  * The token in an Authorization value: trimmed and split at the first space; `Bearer` (case-sensitive) then the
- * trimmed rest, or the whole value when it has no space. Anything else, and an empty token, is no token.
+ * trimmed rest, or the whole value when it has no space. Anything else, and an empty token, is no token
+ * (RULES.md#reading-the-header). The contract suite's tokenOf (contract-tests/lib/predict.ts) states the same rule on
+ * its own on purpose: the suite's model of production does not import the mock it checks.
  */
 export function tokenFromAuthorization(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;

@@ -1,12 +1,11 @@
-// The `mock` command: `service-external-api mock [options]`, which `npm start [-- options]` runs (cli/main.ts).
+// The `mock` command: `service-external-api mock [options]`, which `npm start [-- options]` runs (cli/mock.cjs).
 // With cli.ts, the only code that reads argv and the environment, listens, and prints. `npm start` adds
 // `--max-semi-space-size=4`: it keeps V8's young generation small, where under load the default lets it grow to
 // ~200 MB of RSS that is never given back.
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
 import type { CoreOptions as MockOptions } from './core.ts';
-import { isHostName, listenHosts } from './hosts.ts';
+import { listenHosts } from './hosts.ts';
 import {
   DEFAULT_BODY_LIMIT,
   DEFAULT_MAX_HOLD_MS,
@@ -69,42 +68,32 @@ Starts the production-true mock of the external API and prints its URL, tokens a
 /** Bad options: one line, exit 2 (a const with a declared type, so `never` narrows). */
 const bad: OptionErrors = optionErrors('error');
 
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      seed: { type: 'string' },
-      'body-limit': { type: 'string' },
-      delay: { type: 'string' },
-      'max-delay': { type: 'string' },
-      'cors-origin': { type: 'string', multiple: true },
-      'no-cors': { type: 'boolean' },
-      'no-control': { type: 'boolean' },
-      'allowed-host': { type: 'string', multiple: true },
-      'max-sessions': { type: 'string' },
-      'max-session-bytes': { type: 'string' },
-      'max-total-bytes': { type: 'string' },
-      'self-check': { type: 'string' },
-      store: { type: 'string' },
-      'store-prefix': { type: 'string' },
-      'log-format': { type: 'string' },
-      'drain-ms': { type: 'string' },
-      help: { type: 'boolean' },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-}
+/** The mock command's options, as node:util parseArgs reads them. */
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  seed: { type: 'string' },
+  'body-limit': { type: 'string' },
+  delay: { type: 'string' },
+  'max-delay': { type: 'string' },
+  'cors-origin': { type: 'string', multiple: true },
+  'no-cors': { type: 'boolean' },
+  'no-control': { type: 'boolean' },
+  'allowed-host': { type: 'string', multiple: true },
+  'max-sessions': { type: 'string' },
+  'max-session-bytes': { type: 'string' },
+  'max-total-bytes': { type: 'string' },
+  'self-check': { type: 'string' },
+  store: { type: 'string' },
+  'store-prefix': { type: 'string' },
+  'log-format': { type: 'string' },
+  'drain-ms': { type: 'string' },
+  help: { type: 'boolean' },
+} as const;
+
 /** Runs the mock until SIGINT/SIGTERM; a bad option is one line on stderr and exit 2. */
 export async function runMock(argv: string[], peers: ServerPeers = {}): Promise<void> {
-  let args: ReturnType<typeof parse>;
-  try {
-    args = parse(argv);
-  } catch (error) {
-    bad.fail(`${error instanceof Error ? error.message.split('\n')[0] : String(error)} (see --help)`);
-  }
+  const args = bad.parse(argv, OPTIONS);
   if (args.values.help) {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
@@ -147,7 +136,7 @@ export async function runMock(argv: string[], peers: ServerPeers = {}): Promise<
   options.cors = args.values['no-cors'] ? { enabled: false } : origins ? { enabled: true, origins } : { enabled: true };
   if (args.values['no-control']) options.control = false;
   const extraHosts = args.values['allowed-host'] ?? [];
-  for (const name of extraHosts) if (!isHostName(name)) bad.fail(`--allowed-host must be a host name or address, with an optional :port, got "${name}"`);
+  bad.hosts(extraHosts);
   let answered: ReadonlySet<string> = new Set();
   options.allowedHosts = () => answered;
   const mode = args.values['self-check'];
@@ -201,11 +190,7 @@ export async function runMock(argv: string[], peers: ServerPeers = {}): Promise<
   if (startFailure) bad.fail(`the mock could not start: ${startFailure.message.split('\n')[0] ?? ''}`);
   const server = createServer(service.listener(createHttpListener(core)));
   server.listen(port, host);
-  server.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EADDRINUSE') bad.fail(`port ${port} on ${host} is already in use (choose another with --port)`);
-    if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') bad.fail(`cannot bind to ${host} (${error.code})`);
-    bad.fail(`cannot listen on ${host}:${port}: ${error.message}`);
-  });
+  server.on('error', (error) => bad.listenFailure(error, host, port));
   server.on('listening', () => {
     const address = server.address() as AddressInfo;
     answered = listenHosts(host, address.port, extraHosts);

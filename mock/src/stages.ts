@@ -4,13 +4,13 @@
 export const STAGES = [
   /** CORS, the target, session and Prefer headers, the body's bytes to JSON, the forward, content negotiation (steps 1–3) */
   'parse',
-  /** openapi-backend's routing to the operation (step 4) */
+  /** the match: the method, then the operation the path names in the spec model (step 4, pipeline.ts) */
   'route',
   /** ParseInputs over the query and body (step 5, decode.ts) */
   'decode',
   /** the session's store, the bearer token and its access mode (steps 6–7) */
   'auth',
-  /** openapi-backend's request validation: the missing required fields (step 8) */
+  /** the missing required fields, from the spec model's operation (step 8, missingFields in pipeline.ts) */
   'validate',
   /** the operation's checks and state rules, up to the commit (writes.ts) */
   'rules',

@@ -16,8 +16,13 @@ export type CloseInputs = Omit<RequestBody<'closeGoal'>, 'retrospective' | 'subs
   retrospective: unknown;
   subscriber_ids?: Array<string | null>;
 };
-/** Each operation's decoded inputs, keyed by operationId (complete by construction). */
-export type OperationInputs = { resumeProject: ResumeInputs; closeGoal: CloseInputs } & { [K in OperationId]: unknown };
+/**
+ * A table with exactly one entry per operation of the spec (generated/types.ts): one missing, or one the spec does not
+ * have, is a compile error where the table is written (mock/test/writes.test-d.ts).
+ */
+export type ByOperation<T extends { [K in OperationId]: unknown } & { [K in Exclude<keyof T, OperationId>]: never }> = T;
+/** Each operation's decoded inputs, keyed by operationId: complete by construction, so a new operation must add its own. */
+export type OperationInputs = ByOperation<{ resumeProject: ResumeInputs; closeGoal: CloseInputs }>;
 
 /** The deepest rich-text document the mock accepts; ProseMirror documents nest a handful of levels. */
 const MAX_DOCUMENT_DEPTH = 1000;

@@ -1,57 +1,42 @@
 // `npm run compat`: the mainstream OpenAPI tools, each run on the literal bundle (generated/openapi.json) and on the
 // acyclic export (generated/openapi.acyclic.json), each run in its own process group with a time limit. Prints a
-// markdown table: tool, version, file, result, time, first error line (or what was measured). Nothing is installed at
-// run time: every tool is a devDependency, and swagger-ui runs in Debian's chromium through playwright-core.
+// markdown table: tool, version, file, result, time, first error line (or what was measured). Opt-in: the tools the
+// package never imports are this folder's own dependencies (package.json here, pinned by its package-lock.json), which
+// `npm run compat` installs into spec/compat/node_modules before the first run; Prism, Redocly, openapi-typescript,
+// TypeScript and playwright-core come from the root's install. swagger-ui runs in Debian's chromium.
 //
-//   node spec/tools/compat.ts [--timeout S] [--tool NAME]... [--file literal|acyclic]
-//   node spec/tools/compat.ts --probe NAME --file PATH     (one probe; prints one JSON line; used by the table)
+//   node spec/compat/compat.ts [--timeout S] [--tool NAME]... [--file literal|acyclic]
+//   node spec/compat/compat.ts --probe NAME --file PATH     (one probe; prints one JSON line; used by the table)
 //
-// The probes are exported: spec/test/compat.test.ts runs the decisive ones in npm test.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// The Prism probes and the helpers are spec/tools/prism.ts, which npm test runs without this folder's install
+// (spec/test/compat.test.ts); this folder's own tests (compat.test.ts) run with `npm --prefix spec/compat test`.
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { isObject, listOperations, resolvePointer, type JsonObject } from '../lib/openapi.ts';
-import { ACYCLIC_DOCUMENT_URL, DOCUMENT_URL } from '../lib/files.ts';
+import { isObject } from '../lib/openapi.ts';
+import {
+  binOf,
+  FILES,
+  firstErrorLine,
+  packageDir,
+  packageVersion,
+  prismMock,
+  prismProxy,
+  ROOT,
+  seconds,
+  type FileName,
+  type ProbeResult,
+} from '../tools/prism.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-export const FILES = { literal: fileURLToPath(DOCUMENT_URL), acyclic: fileURLToPath(ACYCLIC_DOCUMENT_URL) } as const;
-export type FileName = keyof typeof FILES;
-
-export type ProbeResult = { ok: boolean; note: string };
 type Probe = (file: string, work: string) => Promise<ProbeResult>;
 type Tool = { name: string; packageName: string; probe: Probe } | { name: string; packageName: string; skip: string };
 
-/** A well-formed token: Prism checks only that a bearer token is there. */
-const ANY_TOKEN = `opk_${'a'.repeat(43)}`;
-
 // ── helpers ──────────────────────────────────────────────────────────────────────────────────────────────────────
-
-function packageDir(name: string): string {
-  return join(ROOT, 'node_modules', name);
-}
-
-export function packageVersion(name: string): string {
-  const file = join(packageDir(name), 'package.json');
-  if (!existsSync(file)) return 'not installed';
-  const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-  return isObject(parsed) && typeof parsed['version'] === 'string' ? parsed['version'] : '?';
-}
-
-/** The JavaScript file behind a package's command, run with this Node rather than whatever `node` is on PATH. */
-function binOf(name: string, command?: string): string {
-  const parsed: unknown = JSON.parse(readFileSync(join(packageDir(name), 'package.json'), 'utf8'));
-  const bin = isObject(parsed) ? parsed['bin'] : undefined;
-  const path = typeof bin === 'string' ? bin : isObject(bin) ? bin[command ?? Object.keys(bin)[0] ?? ''] : undefined;
-  if (typeof path !== 'string') throw new Error(`${name} has no command ${command ?? ''}`);
-  return join(packageDir(name), path);
-}
 
 type Run = { status: number | null; output: string };
 
@@ -64,83 +49,6 @@ function run(script: string, args: ReadonlyArray<string>, cwd: string): Run {
   });
   return { status: result.status, output: `${result.stdout ?? ''}${result.stderr ?? ''}` };
 }
-
-const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
-
-/** The first line that says what went wrong, for the table. */
-export function firstErrorLine(text: string): string {
-  const lines = text
-    .replace(ANSI, '')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '');
-  const line = lines.find((l) => /error|fail|exception|cannot|invalid|must /i.test(l) && !/^npm warn/i.test(l)) ?? lines[0] ?? '';
-  return line.length > 160 ? `${line.slice(0, 157)}…` : line;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts a child process and resolves with it once its output matches `ready`; rejects if it exits first. */
-function startUntil(args: ReadonlyArray<string>, ready: RegExp, cwd = ROOT): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
-  let log = '';
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer): void => {
-      log += chunk.toString();
-      if (ready.test(log)) resolve({ child, output: () => log });
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`exited (${code}) before it was ready: ${firstErrorLine(log)}`)));
-  });
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
-
-function readDocument(file: string): JsonObject {
-  const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-  if (!isObject(parsed)) throw new Error(`${file} is not a JSON object`);
-  return parsed;
-}
-
-/** The first named request example of resumeProject, from the document itself. */
-function resumeExample(document: JsonObject): { path: string; body: JsonObject } {
-  const operation = listOperations(document).find((op) => op.operationId === 'resumeProject');
-  if (!operation) throw new Error('no resumeProject operation');
-  const examples = resolvePointer(document, `${operation.pointer}/requestBody/content/application~1json/examples`);
-  const first = isObject(examples) ? Object.values(examples)[0] : undefined;
-  const example = isObject(first) && typeof first['$ref'] === 'string' ? resolvePointer(document, first['$ref']) : first;
-  const value = isObject(example) ? example['value'] : undefined;
-  if (!isObject(value)) throw new Error('resumeProject has no request example');
-  return { path: operation.path, body: value };
-}
-
-async function postJson(url: string, token: string, body: unknown): Promise<{ status: number; body: string }> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.text() };
-}
-
-const seconds = (since: number): string => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 
 /** A folder whose node_modules holds exactly the packages given (symlinks), so generated code resolves them. */
 function projectWith(work: string, packages: Record<string, string>): void {
@@ -208,59 +116,7 @@ function cliProbe(packageName: string, command: string | undefined, args: (file:
   };
 }
 
-// ── the decisive probes (also run by npm test) ───────────────────────────────────────────────────────────────────
-
-/** `prism mock FILE` listens and answers a valid resume (the spec's own example) with 200. */
-export async function prismMock(file: string): Promise<ProbeResult> {
-  const since = performance.now();
-  const port = await freePort();
-  const { child } = await startUntil([binOf('@stoplight/prism-cli'), 'mock', file, '-p', String(port), '-h', '127.0.0.1'], /Prism is listening/);
-  try {
-    const listening = seconds(since);
-    const { path, body } = resumeExample(readDocument(file));
-    const reply = await postJson(`http://127.0.0.1:${port}${path}`, ANY_TOKEN, body);
-    const ok = reply.status === 200 && reply.body.includes('"project"');
-    return { ok, note: ok ? `listening after ${listening}, 200 after ${seconds(since)}` : `answered ${reply.status}: ${reply.body.slice(0, 120)}` };
-  } finally {
-    await stopChild(child);
-  }
-}
-
-/** `prism proxy FILE <our mock>` forwards a valid resume from `npm start`'s mock and returns its 200. */
-export async function prismProxy(file: string): Promise<ProbeResult> {
-  const since = performance.now();
-  const mock = await startUntil([join(ROOT, 'mock', 'src', 'main.ts'), '--port', '0'], /port: \d+/);
-  try {
-    const mockPort = /port: (\d+)/.exec(mock.output())?.[1] ?? '';
-    const fixturesReply = await fetch(`http://127.0.0.1:${mockPort}/__mock/fixtures`);
-    const fixtures: unknown = await fixturesReply.json();
-    const tokens = isObject(fixtures) && isObject(fixtures['tokens']) ? fixtures['tokens'] : {};
-    const projects = isObject(fixtures) && isObject(fixtures['projects']) ? fixtures['projects'] : {};
-    const token = String(tokens['full_access']);
-    const projectId = String(projects['paused']);
-    const port = await freePort();
-    const { child } = await startUntil(
-      [binOf('@stoplight/prism-cli'), 'proxy', file, `http://127.0.0.1:${mockPort}`, '-p', String(port), '-h', '127.0.0.1'],
-      /Prism is listening/,
-    );
-    try {
-      const listening = seconds(since);
-      const { path, body } = resumeExample(readDocument(file));
-      const reply = await postJson(`http://127.0.0.1:${port}${path}`, token, { ...body, project_id: projectId });
-      const ok = reply.status === 200 && reply.body.includes(projectId) && reply.body.includes('"active"');
-      return {
-        ok,
-        note: ok
-          ? `listening after ${listening}, forwarded 200 (project now active) after ${seconds(since)}`
-          : `answered ${reply.status}: ${reply.body.slice(0, 120)}`,
-      };
-    } finally {
-      await stopChild(child);
-    }
-  } finally {
-    await stopChild(mock.child);
-  }
-}
+// ── the probes ───────────────────────────────────────────────────────────────────────────────────────────────────
 
 /** @apidevtools/swagger-parser `validate()`: schema-valid OpenAPI and every `$ref` resolves. */
 export async function swaggerParserValidate(file: string): Promise<ProbeResult> {
@@ -299,8 +155,6 @@ export async function zodClient(file: string, work: string): Promise<ProbeResult
   if (imported.status !== 0) return { ok: false, note: `compiles, import fails: ${firstErrorLine(imported.stderr)}` };
   return { ok: true, note: `0 tsc errors, imports (${imported.stdout.trim()} schemas, ${sizeOf([source])})` };
 }
-
-// ── the other probes ─────────────────────────────────────────────────────────────────────────────────────────────
 
 /** kubb 4: @kubb/plugin-oas + @kubb/plugin-zod (zod 4), then tsc on the output. */
 async function kubbZod(file: string, work: string): Promise<ProbeResult> {
