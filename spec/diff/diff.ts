@@ -9,13 +9,31 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { isObject } from '../lib/openapi.ts';
+import { type Direction, directionsOf, METHODS, operationsAt, reachOf, unescapePointer } from './reach.ts';
+
+export type { Direction } from './reach.ts';
 
 export const LEVELS = ['ERR', 'WARN', 'INFO'] as const;
 export type Level = (typeof LEVELS)[number];
-type Direction = 'request' | 'response' | 'document';
+/**
+ * One change, as `--format json` prints it (spec/README.md, "The contract through change"): `operations` names every
+ * operation whose request or answer shows the changed part, `operation` is the first of them (null: document-wide).
+ */
+export type Change = {
+  id: string;
+  level: Level;
+  direction: Direction;
+  operation: string | null;
+  operations: string[];
+  pointer: string;
+  message: string;
+};
 
-/** One change, as `--format json` prints it (spec/README.md, "The contract through change"). */
-export type Change = { id: string; level: Level; direction: Direction; operation: string | null; pointer: string; message: string };
+/** A change with `operation` set from `operations` (the first, or null), its keys in the order JSON prints them. */
+export function change(fields: Omit<Change, 'operation'>): Change {
+  const { id, level, direction, operations, pointer, message } = fields;
+  return { id, level, direction, operation: operations[0] ?? null, operations, pointer, message };
+}
 export type DiffReport = { base: string; revision: string; changes: Change[]; counts: Record<Level, number> };
 
 /** Bad input (a missing file, not OpenAPI, an unknown git ref, a $ref that cannot be resolved): exit 2, one line. */
@@ -172,8 +190,6 @@ function redoclyChanges(report: unknown): RedoclyChange[] {
 
 // ── grading ─────────────────────────────────────────────────────────────────────────────────────────────────────
 
-const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
-const unescapePointer = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
 
 /** The operation and direction a change is seen through, from the path Redocly walked to it. */
 function placeOf(path: string, base: Record<string, unknown>, revision: Record<string, unknown>): { operation: string | null; direction: Direction } {
@@ -214,59 +230,6 @@ const RULE_DIRECTION: Record<string, Direction> = {
   'response-header-removed': 'response',
 };
 
-type Usage = Map<string, Record<'request' | 'response', string[]>>;
-
-/** Which operations reach each component schema from their request body or parameters, and from their responses. */
-function schemaUsage(document: Record<string, unknown>): Usage {
-  const usage: Usage = new Map();
-  const schemas = isObject(document['components']) && isObject(document['components']['schemas']) ? document['components']['schemas'] : {};
-  const reach = (node: unknown, found: Set<string>): void => {
-    const stack: unknown[] = [node];
-    while (stack.length > 0) {
-      const item = stack.pop();
-      if (Array.isArray(item)) stack.push(...item);
-      else if (isObject(item)) {
-        const ref = item['$ref'];
-        const name =
-          typeof ref === 'string' && ref.startsWith('#/components/schemas/') ? unescapePointer(ref.slice('#/components/schemas/'.length)) : undefined;
-        if (name !== undefined && !found.has(name)) {
-          found.add(name);
-          stack.push(schemas[name]);
-        }
-        for (const [key, value] of Object.entries(item)) if (key !== '$ref' && key !== 'examples' && key !== 'example') stack.push(value);
-      }
-    }
-  };
-  const paths = isObject(document['paths']) ? document['paths'] : {};
-  for (const item of Object.values(paths)) {
-    if (!isObject(item)) continue;
-    for (const [method, operation] of Object.entries(item)) {
-      if (!METHODS.has(method) || !isObject(operation) || typeof operation['operationId'] !== 'string') continue;
-      for (const [direction, parts] of [
-        ['request', [operation['requestBody'], operation['parameters']]],
-        ['response', [operation['responses']]],
-      ] as const) {
-        const found = new Set<string>();
-        reach(parts, found);
-        for (const name of found) {
-          const entry = usage.get(name) ?? { request: [], response: [] };
-          entry[direction].push(operation['operationId']);
-          usage.set(name, entry);
-        }
-      }
-    }
-  }
-  return usage;
-}
-
-/** The operation a change to a component schema is seen by in that direction (the first in the document). */
-function operationFor(pointer: string, direction: Direction, usage: Usage, fallback: string | null): string | null {
-  const name = /^#\/components\/schemas\/([^/]+)/.exec(pointer)?.[1];
-  if (name === undefined || direction === 'document') return fallback;
-  const users = usage.get(unescapePointer(name))?.[direction] ?? [];
-  return fallback !== null && users.includes(fallback) ? fallback : (users[0] ?? fallback);
-}
-
 const DOCUMENTATION = new Set([
   'description',
   'summary',
@@ -300,7 +263,7 @@ function typesOf(value: unknown): Set<string> {
   return new Set(typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : []);
 }
 
-type Graded = Omit<Change, 'operation' | 'direction' | 'pointer'>;
+type Graded = Pick<Change, 'id' | 'level' | 'message'>;
 
 /**
  * One verdict of Redocly's, graded for the direction it was seen in. Redocly rates every rule `major`; where that
@@ -459,22 +422,30 @@ export async function compareDocuments(base: Loaded, revision: Loaded, names: { 
     } catch {
       throw new DiffInputError(`redocly diff could not compare them (${(answered.stderr.trim().split('\n').at(-1) ?? '').slice(0, 200)})`);
     }
-    const usage = schemaUsage(revision.document);
-    const usedBefore = schemaUsage(base.document);
-    for (const change of redoclyChanges(report)) {
+    const reach = { base: reachOf(base.document), revision: reachOf(revision.document) };
+    for (const found of redoclyChanges(report)) {
       // info.version is graded below, with the version policy.
-      if (change.typeName === 'Info' && change.property === 'version') continue;
-      const place = placeOf(change.path, base.document, revision.document);
-      const pointer = (change.kind === 'removed' ? change.base?.pointer : change.revision?.pointer) ?? change.path;
-      for (const verdict of change.verdicts.length > 0 ? change.verdicts : [undefined]) {
-        // A shared schema is found through whichever operation Redocly walked first: a one-directional rule is
-        // reported in its own direction, for an operation that uses the schema that way.
-        const direction = verdict ? (RULE_DIRECTION[verdict.ruleId] ?? place.direction) : place.direction;
-        const graded = verdict
-          ? { ...gradeVerdict(verdict, change, direction), pointer: verdict.location?.pointer ?? pointer }
-          : { ...gradeUnruled(change, direction), pointer };
-        const operation = operationFor(graded.pointer, direction, change.kind === 'removed' ? usedBefore : usage, place.operation);
-        changes.push({ id: graded.id, level: graded.level, direction, operation, pointer: graded.pointer, message: graded.message });
+      if (found.typeName === 'Info' && found.property === 'version') continue;
+      const place = placeOf(found.path, base.document, revision.document);
+      const pointer = (found.kind === 'removed' ? found.base?.pointer : found.revision?.pointer) ?? found.path;
+      // A removal is named as the base had it; anything else as the revision has it (the base when it names none).
+      const [seen, other] = found.kind === 'removed' ? [reach.base, reach.revision] : [reach.revision, reach.base];
+      for (const verdict of found.verdicts.length > 0 ? found.verdicts : [undefined]) {
+        const at = verdict?.location?.pointer ?? pointer;
+        // Redocly finds a shared component through whichever operation it walked first, once. A one-directional rule
+        // is reported in its own direction; any other change to a component once for each direction that shows it.
+        const fixed = verdict ? RULE_DIRECTION[verdict.ruleId] : undefined;
+        const shown = directionsOf(at, seen);
+        const directions: Direction[] = fixed ? [fixed] : shown.length > 0 ? shown : [place.direction];
+        for (const direction of directions) {
+          const graded = verdict ? gradeVerdict(verdict, found, direction) : gradeUnruled(found, direction);
+          let operations = operationsAt(at, direction, seen);
+          if (operations.length === 0) operations = operationsAt(at, direction, other);
+          if (operations.length === 0 && place.operation !== null) operations = [place.operation];
+          // A renamed operation is named by both names: the old one is what its clients know.
+          if (graded.id === 'operation-id-changed') operations = [...new Set([...operations, ...operationsAt(at, direction, reach.base)])];
+          changes.push(change({ id: graded.id, level: graded.level, direction, operations, pointer: at, message: graded.message }));
+        }
       }
     }
   }
@@ -485,6 +456,7 @@ export async function compareDocuments(base: Loaded, revision: Loaded, names: { 
       level: 'INFO',
       direction: 'document',
       operation: null,
+      operations: [],
       pointer: '#/info/version',
       message: `info.version went from ${from ?? '(none)'} to ${to ?? '(none)'}.`,
     });
@@ -494,6 +466,7 @@ export async function compareDocuments(base: Loaded, revision: Loaded, names: { 
       level: 'ERR',
       direction: 'document',
       operation: null,
+      operations: [],
       pointer: '#/info/version',
       message: `Breaking changes need info.version bumped past ^${from ?? '?'} (${semver(from)?.[0] === 0 ? 'a minor bump for 0.x' : 'a major bump'}), and it is ${to ?? '(none)'}.`,
     });
@@ -529,14 +502,12 @@ const COLOURS: Record<Level, string> = { ERR: '\u001b[31m', WARN: '\u001b[33m', 
 
 function groups(report: DiffReport): Array<[string, Change[]]> {
   const byOperation = new Map<string, Change[]>();
-  for (const change of report.changes) {
-    const key = change.operation ?? '(document)';
-    byOperation.set(key, [...(byOperation.get(key) ?? []), change]);
-  }
+  for (const change of report.changes)
+    for (const key of change.operations.length > 0 ? change.operations : ['(document)']) byOperation.set(key, [...(byOperation.get(key) ?? []), change]);
   return [...byOperation.entries()];
 }
 
-/** One line per change, grouped by operation; the levels coloured when `colour`. */
+/** One line per change under each operation it reaches; the levels coloured when `colour`. */
 export function formatText(report: DiffReport, colour: boolean): string {
   const paint = (level: Level): string => (colour ? `${COLOURS[level]}${level}\u001b[0m` : level);
   const lines = [`${report.base} → ${report.revision}: ${report.counts.ERR} ERR, ${report.counts.WARN} WARN, ${report.counts.INFO} INFO`];
@@ -550,14 +521,16 @@ export function formatText(report: DiffReport, colour: boolean): string {
 
 const HEADINGS: Record<Level, string> = { ERR: 'Breaking', WARN: 'May break', INFO: 'Safe' };
 
-/** The changes as markdown: a heading per level (Breaking, May break, Safe), a bullet per change. */
+/** The changes as markdown: a heading per level (Breaking, May break, Safe), a bullet per change and operation it reaches. */
 export function formatMarkdown(report: DiffReport, heading = '###'): string {
   const out: string[] = [];
   for (const level of LEVELS) {
     const changes = report.changes.filter((c) => c.level === level);
     if (changes.length === 0) continue;
     out.push(`${heading} ${HEADINGS[level]}`, '');
-    for (const c of changes) out.push(`- ${c.operation ? `\`${c.operation}\`: ` : ''}${c.message.replace(/\s+/g, ' ')} (${c.direction}, \`${c.id}\`)`);
+    for (const c of changes)
+      for (const operation of c.operations.length > 0 ? c.operations : [undefined])
+        out.push(`- ${operation ? `\`${operation}\`: ` : ''}${c.message.replace(/\s+/g, ' ')} (${c.direction}, \`${c.id}\`)`);
     out.push('');
   }
   return out.length ? `${out.join('\n')}` : '- No change to the contract.\n';

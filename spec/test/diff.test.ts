@@ -232,6 +232,7 @@ describe('the version policy', () => {
       level: 'ERR',
       direction: 'document',
       operation: null,
+      operations: [],
       pointer: '#/info/version',
       message: 'Breaking changes need info.version bumped past ^1.0.0 (a major bump), and it is 1.0.0.',
     });
@@ -272,6 +273,7 @@ describe('service-external-api diff', () => {
       level: 'WARN',
       direction: 'response',
       operation: 'updateThing',
+      operations: ['updateThing'],
       pointer: expect.stringMatching(/^#\/components\/schemas\/Thing\/properties\/status\/enum/),
       message: expect.stringContaining("'archived'"),
     });
