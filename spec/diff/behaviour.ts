@@ -144,7 +144,13 @@ export function compareBehaviour(base: ReadonlyArray<CaseResult>, revision: Read
       }
     }
     if (was.state !== now.state)
-      seen.push({ id: 'behaviour-state-changed', level: 'WARN', operation, what: 'The state it leaves differs (what a later read sees changed)', example: now.name });
+      seen.push({
+        id: 'behaviour-state-changed',
+        level: 'WARN',
+        operation,
+        what: 'The state it leaves differs (what a later read sees changed)',
+        example: now.name,
+      });
   }
   for (const gone of before.values())
     seen.push({ id: 'behaviour-case-removed', level: 'INFO', operation: operationOf(gone, document), what: 'Behaviour cases are gone', example: gone.name });

@@ -9,9 +9,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { isObject } from '../lib/openapi.ts';
+import { copySpecFiles, DiffInputError, readSpecFiles } from './read-spec-files.ts';
 import { type Direction, directionsOf, METHODS, operationsAt, reachOf, unescapePointer } from './reach.ts';
-
-export type { Direction } from './reach.ts';
 
 export const LEVELS = ['ERR', 'WARN', 'INFO'] as const;
 export type Level = (typeof LEVELS)[number];
@@ -36,10 +35,7 @@ export function change(fields: Omit<Change, 'operation'>): Change {
 }
 export type DiffReport = { base: string; revision: string; changes: Change[]; counts: Record<Level, number> };
 
-/** Bad input (a missing file, not OpenAPI, an unknown git ref, a $ref that cannot be resolved): exit 2, one line. */
-export class DiffInputError extends Error {
-  override name = 'DiffInputError';
-}
+export { DiffInputError } from './read-spec-files.ts';
 
 // ── loading ─────────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -56,12 +52,13 @@ function repositoryRoot(): string {
 function run(
   file: string,
   args: ReadonlyArray<string>,
-  options: { cwd?: string; input?: string } = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
+  options: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv; timeout?: number } = {},
+): Promise<{ code: number; stdout: string; stderr: string; timedOut: boolean }> {
   return new Promise((done) => {
-    const child = execFile(file, args, { cwd: options.cwd, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
+    const settings = { cwd: options.cwd, env: options.env, timeout: options.timeout ?? 0, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' } as const;
+    const child = execFile(file, args, settings, (error, stdout, stderr) => {
       const code = error && typeof error.code === 'number' ? error.code : error ? 1 : 0;
-      done({ code, stdout, stderr });
+      done({ code, stdout, stderr, timedOut: error?.killed === true && error.signal === 'SIGTERM' });
     });
     if (options.input !== undefined) child.stdin?.end(options.input);
   });
@@ -80,10 +77,32 @@ export function redoclyEntry(): string | undefined {
   }
 }
 
-async function redocly(args: ReadonlyArray<string>, cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+/** How long one Redocly run may take on documents within the read limits. */
+const REDOCLY_TIMEOUT_MS = 60_000;
+
+/**
+ * Redocly, run offline on files this process wrote: in an empty folder of its own (no redocly.yaml of anyone's is read),
+ * with its telemetry and update check off (no request leaves the machine), for at most REDOCLY_TIMEOUT_MS.
+ */
+async function redocly(args: ReadonlyArray<string>): Promise<{ code: number; stdout: string; stderr: string }> {
   const entry = redoclyEntry();
   if (!entry) throw new DiffInputError('the diff needs @redocly/cli: npm install --save-dev @redocly/cli');
-  return run(process.execPath, [entry, ...args], cwd === undefined ? {} : { cwd });
+  const cwd = mkdtempSync(join(tmpdir(), 'api-diff-cwd-'));
+  try {
+    const env = {
+      ...process.env,
+      REDOCLY_TELEMETRY: 'off',
+      REDOCLY_SDK_TELEMETRY: 'off',
+      REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+      REDOCLY_SUPPRESS_NOTIFICATIONS: 'true',
+      NO_UPDATE_NOTIFIER: '1',
+    };
+    const ran = await run(process.execPath, [entry, ...args], { cwd, env, timeout: REDOCLY_TIMEOUT_MS });
+    if (ran.timedOut) throw new DiffInputError(`redocly ${args[0] ?? ''} took over ${REDOCLY_TIMEOUT_MS / 1000} s`);
+    return ran;
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
 }
 
 /** A document as given: its text on disk (one file, JSON or YAML), ready for Redocly; `cleanup` removes what was made. */
@@ -112,10 +131,18 @@ async function fromGit(ref: string): Promise<{ file: string; cleanup(): void }> 
  * JSON with only local refs is read as it is; anything else goes through `redocly bundle`.
  */
 export async function loadDocument(given: string): Promise<Loaded> {
+  return bundleRead(await readDocument(given));
+}
+
+/** A document read and checked (every file within the limits, every reference confined), not yet bundled. */
+type Read = { given: string; file: string; read: ReturnType<typeof readSpecFiles>; made: Array<() => void> };
+
+const cleanupAll = (made: Array<() => void>): void => {
+  for (const fn of made.reverse()) fn();
+};
+
+async function readDocument(given: string): Promise<Read> {
   const made: Array<() => void> = [];
-  const cleanup = (): void => {
-    for (const fn of made.reverse()) fn();
-  };
   try {
     let file = given;
     if (given.startsWith('git:')) {
@@ -123,24 +150,24 @@ export async function loadDocument(given: string): Promise<Loaded> {
       made.push(checkout.cleanup);
       file = checkout.file;
     } else if (!existsSync(given)) throw new DiffInputError(`${given}: no such file`);
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new DiffInputError(`${given}: cannot be read (${error instanceof Error ? error.message : String(error)})`);
-    }
-    let document: unknown;
-    if (/\.json$/i.test(file) && !/"\$ref"\s*:\s*"(?!#)/.test(text)) {
-      try {
-        document = JSON.parse(text);
-      } catch (error) {
-        throw new DiffInputError(`${given}: not JSON (${error instanceof Error ? error.message : String(error)})`);
-      }
-    } else {
+    // Every file read within the limits, every reference confined to the document's folder (spec/ at a git ref).
+    return { given, file, read: readSpecFiles(file, dirname(resolve(file)), given), made };
+  } catch (error) {
+    cleanupAll(made);
+    throw error;
+  }
+}
+
+async function bundleRead({ given, file, read, made }: Read): Promise<Loaded> {
+  const cleanup = (): void => cleanupAll(made);
+  try {
+    let document: unknown = read.files.size === 1 ? [...read.files.values()][0] : undefined;
+    if (document === undefined || hasExternalReference(document)) {
       const dir = mkdtempSync(join(tmpdir(), 'api-diff-'));
       made.push(() => rmSync(dir, { recursive: true, force: true }));
+      const copy = copySpecFiles(read, file, join(dir, 'in'));
       const out = join(dir, 'bundled.json');
-      const bundled = await redocly(['bundle', resolve(file), '--ext', 'json', '--output', out, '--lint-config', 'off']);
+      const bundled = await redocly(['bundle', copy, '--ext', 'json', '--output', out, '--lint-config', 'off']);
       const unresolved = /Can't resolve \$ref[^\n]*|Failed to resolve[^\n]*|ENOENT[^\n]*/.exec(`${bundled.stderr}\n${bundled.stdout}`);
       if (unresolved) throw new DiffInputError(`${given}: a $ref cannot be resolved (${unresolved[0].trim().slice(0, 200)})`);
       if (bundled.code !== 0 || !existsSync(out))
@@ -158,6 +185,20 @@ export async function loadDocument(given: string): Promise<Loaded> {
     cleanup();
     throw error;
   }
+}
+
+/** Whether a document names anything outside itself (a $ref, externalValue … that is not `#…`). */
+function hasExternalReference(document: unknown): boolean {
+  const stack: unknown[] = [document];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (Array.isArray(item)) stack.push(...item);
+    else if (isObject(item)) {
+      for (const key of ['$ref', 'externalValue']) if (typeof item[key] === 'string' && !String(item[key]).startsWith('#')) return true;
+      stack.push(...Object.values(item));
+    }
+  }
+  return false;
 }
 
 // ── Redocly's report ────────────────────────────────────────────────────────────────────────────────────────────
@@ -189,7 +230,6 @@ function redoclyChanges(report: unknown): RedoclyChange[] {
 }
 
 // ── grading ─────────────────────────────────────────────────────────────────────────────────────────────────────
-
 
 /** The operation and direction a change is seen through, from the path Redocly walked to it. */
 function placeOf(path: string, base: Record<string, unknown>, revision: Record<string, unknown>): { operation: string | null; direction: Direction } {
@@ -486,7 +526,14 @@ export function withChanges(report: DiffReport, changes: ReadonlyArray<Change>):
 
 /** Loads both documents, compares them, and removes what loading made. */
 export async function diffDocuments(base: string, revision: string): Promise<DiffReport> {
-  const [loadedBase, loadedRevision] = await Promise.allSettled([loadDocument(base), loadDocument(revision)]);
+  // Both are read and checked before either is bundled: odd input is refused before any slow work starts.
+  const reads = await Promise.allSettled([readDocument(base), readDocument(revision)]);
+  const [readBase, readRevision] = reads;
+  if (readBase?.status !== 'fulfilled' || readRevision?.status !== 'fulfilled') {
+    for (const r of reads) if (r.status === 'fulfilled') cleanupAll(r.value.made);
+    throw reads.find((r) => r.status === 'rejected')?.reason;
+  }
+  const [loadedBase, loadedRevision] = await Promise.allSettled([bundleRead(readBase.value), bundleRead(readRevision.value)]);
   try {
     if (loadedBase.status === 'rejected') throw loadedBase.reason;
     if (loadedRevision.status === 'rejected') throw loadedRevision.reason;

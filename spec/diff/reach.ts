@@ -104,8 +104,7 @@ export function operationsAt(pointer: string, direction: Direction, reach: Reach
     }
     return [...held.values()];
   }
-  if (segments[0] === 'components' && segments[1] === 'securitySchemes' && segments[2] !== undefined)
-    return [...(reach.schemes.get(segments[2]) ?? [])];
+  if (segments[0] === 'components' && segments[1] === 'securitySchemes' && segments[2] !== undefined) return [...(reach.schemes.get(segments[2]) ?? [])];
   if (segments[0] === 'components' && segments[1] !== undefined && segments[2] !== undefined) {
     const entry = reach.components.get(`${segments[1]}/${segments[2]}`);
     if (!entry) return [];
