@@ -9,30 +9,13 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { isObject } from '../lib/openapi.ts';
+import { type Change, change, LEVELS, type Level } from './change.ts';
+import { exampleChanges } from './example-changes.ts';
 import { copySpecFiles, DiffInputError, readSpecFiles } from './read-spec-files.ts';
 import { type Direction, directionsOf, METHODS, operationsAt, reachOf, unescapePointer } from './reach.ts';
 
-export const LEVELS = ['ERR', 'WARN', 'INFO'] as const;
-export type Level = (typeof LEVELS)[number];
-/**
- * One change, as `--format json` prints it (spec/README.md, "The contract through change"): `operations` names every
- * operation whose request or answer shows the changed part, `operation` is the first of them (null: document-wide).
- */
-export type Change = {
-  id: string;
-  level: Level;
-  direction: Direction;
-  operation: string | null;
-  operations: string[];
-  pointer: string;
-  message: string;
-};
+export { type Change, change, LEVELS, type Level } from './change.ts';
 
-/** A change with `operation` set from `operations` (the first, or null), its keys in the order JSON prints them. */
-export function change(fields: Omit<Change, 'operation'>): Change {
-  const { id, level, direction, operations, pointer, message } = fields;
-  return { id, level, direction, operation: operations[0] ?? null, operations, pointer, message };
-}
 export type DiffReport = { base: string; revision: string; changes: Change[]; counts: Record<Level, number> };
 
 export { DiffInputError } from './read-spec-files.ts';
@@ -488,6 +471,8 @@ export async function compareDocuments(base: Loaded, revision: Loaded, names: { 
         }
       }
     }
+    // Redocly compares no examples; their values are graded here.
+    changes.push(...exampleChanges(base.document, revision.document));
   }
   const [from, to] = [infoVersion(base.document), infoVersion(revision.document)];
   if (from !== to)
