@@ -4,29 +4,21 @@
 // it. INFO; WARN when an answer's example now sits under another status, or a field in it changed its JSON type or its
 // `status` (what a client that branches on the example's shape meets).
 import { isDeepStrictEqual } from 'node:util';
-import { isObject } from '../lib/openapi.ts';
+import { dereference, isObject, pointerTo } from '../lib/openapi.ts';
 import { type Change, change } from './change.ts';
 import { METHODS } from './reach.ts';
 
 type Shown = { operation: string; direction: 'request' | 'response'; status: string | null; value: unknown; pointer: string };
 
-/** The node at a local pointer, following $refs (bounded), with the pointer it was found at. */
-function follow(document: Record<string, unknown>, node: unknown, pointer: string): { node: unknown; pointer: string } {
-  let current = { node, pointer };
-  for (let hops = 0; hops < 32 && isObject(current.node) && typeof current.node['$ref'] === 'string'; hops++) {
-    const ref = current.node['$ref'];
-    if (!ref.startsWith('#/')) break;
-    let next: unknown = document;
-    for (const segment of ref.slice(2).split('/')) {
-      const key = segment.replace(/~1/g, '/').replace(/~0/g, '~');
-      next = isObject(next) ? next[key] : undefined;
-    }
-    current = { node: next, pointer: ref };
+/** The node at a pointer, through its $refs (the one walker, spec/lib), with the pointer it was found at. */
+function follow(document: Record<string, unknown>, pointer: string): { node: unknown; pointer: string } {
+  try {
+    const found = dereference(document, pointer);
+    return { node: found.value, pointer: found.pointer };
+  } catch {
+    return { node: undefined, pointer };
   }
-  return current;
 }
-
-const escape = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Every example a document shows, keyed by operation, direction, media type and name. */
 function examplesOf(document: Record<string, unknown>): Map<string, Shown> {
@@ -36,12 +28,12 @@ function examplesOf(document: Record<string, unknown>): Map<string, Shown> {
     if (!isObject(content)) return;
     for (const [type, media] of Object.entries(content)) {
       if (!isObject(media)) continue;
-      const where = `${at}/content/${escape(type)}`;
+      const where = `${at}/content/${pointerTo(type).slice(2)}`;
       const key = (name: string): string => JSON.stringify([operation, direction, type, name]);
       if ('example' in media) shown.set(key('(example)'), { operation, direction, status, value: media['example'], pointer: `${where}/example` });
       const examples = isObject(media['examples']) ? media['examples'] : {};
-      for (const [name, example] of Object.entries(examples)) {
-        const found = follow(document, example, `${where}/examples/${escape(name)}`);
+      for (const name of Object.keys(examples)) {
+        const found = follow(document, `${where}/examples/${pointerTo(name).slice(2)}`);
         if (isObject(found.node) && 'value' in found.node)
           shown.set(key(name), { operation, direction, status, value: found.node['value'], pointer: `${found.pointer}/value` });
       }
@@ -52,12 +44,12 @@ function examplesOf(document: Record<string, unknown>): Map<string, Shown> {
     for (const [method, operation] of Object.entries(item)) {
       if (!METHODS.has(method) || !isObject(operation) || typeof operation['operationId'] !== 'string') continue;
       const id = operation['operationId'];
-      const at = `#/paths/${escape(path)}/${method}`;
-      const body = follow(document, operation['requestBody'], `${at}/requestBody`);
+      const at = pointerTo('paths', path, method);
+      const body = follow(document, `${at}/requestBody`);
       if (isObject(body.node)) fromContent(body.node['content'], body.pointer, id, 'request', null);
       const responses = isObject(operation['responses']) ? operation['responses'] : {};
-      for (const [status, response] of Object.entries(responses)) {
-        const found = follow(document, response, `${at}/responses/${escape(status)}`);
+      for (const status of Object.keys(responses)) {
+        const found = follow(document, `${at}/responses/${pointerTo(status).slice(2)}`);
         if (isObject(found.node)) fromContent(found.node['content'], found.pointer, id, 'response', status);
       }
     }
