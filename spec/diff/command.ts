@@ -21,9 +21,10 @@ Compares two versions of the API contract and grades every change for a client w
   ERR   breaks such a client        WARN  may break one (the message says why)        INFO  safe
 
 <base>, <revision>: an OpenAPI 3.1 document (JSON or YAML; a split root with relative $refs works), or
-git:<ref> for this repository's spec/ at that git ref (git:HEAD~1, git:v0.1.0).
+git:<ref> for this repository's spec/ at that git ref (git:HEAD~1, git:v0.1.0). A $ref must name a file inside the
+document's folder (spec/ at a git ref): no absolute path, no way out, no URL (nothing is fetched).
 
-  --format F     text (default: one line per change, grouped by operation), json, markdown
+  --format F     text (default: one line per change, under each operation it reaches), json, markdown
   --fail-on L    exit 1 when a change is at level L or above: ERR (default), WARN, never (any case: err, warn)
   --behaviour    (git refs only) also run the mock's behaviour table against the mock of each ref and report every
                  case whose status, body or state effect changed (ids behaviour-…), then run the contract suite of
@@ -31,7 +32,7 @@ git:<ref> for this repository's spec/ at that git ref (git:HEAD~1, git:v0.1.0).
   --help         show this help
 
 Exit: 0 nothing at or above --fail-on, 1 something is, 2 bad input (one line on stderr).
-JSON: { "base", "revision", "changes": [{ "id", "level", "direction", "operation", "pointer", "message" }],
+JSON: { "base", "revision", "changes": [{ "id", "level", "direction", "operation", "operations", "pointer", "message" }],
         "counts": { "ERR", "WARN", "INFO" } }`;
 
 const FORMATS = ['text', 'json', 'markdown'] as const;

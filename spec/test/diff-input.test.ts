@@ -2,22 +2,15 @@
 // (absolute, `..`, a symlink, in a file or at a git ref), a URL, an alias bomb, a document nested 100,000 deep, a
 // cycle of $refs: each is exit 2 with one line naming it, no file outside the spec is read (its content never
 // appears) and no request is made (a loopback server counts them).
-import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { READ_LIMITS } from '../diff/read-spec-files.ts';
+import { type Ran, run, tempRepo } from './temp-repo.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
-type Ran = { code: number; stdout: string; stderr: string };
-const run = (file: string, args: string[], cwd: string): Promise<Ran> =>
-  new Promise((resolve) => {
-    execFile(file, args, { cwd, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, timeout: 120_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-  });
 const diff = (args: string[], cwd = ROOT, bin = join(ROOT, 'cli', 'bin.cjs')): Promise<Ran> => run(process.execPath, [bin, 'diff', ...args], cwd);
 
 const work = mkdtempSync(join(tmpdir(), 'diff-input-'));
@@ -81,18 +74,7 @@ describe('a $ref that leaves the spec is refused, naming the reference, and noth
 
   it('a $ref out of spec/ at a git ref (a pull request): exit 2, naming it', async () => {
     // A repository of its own (never this checkout's git): the code, and a commit whose spec names a file above it.
-    const repo = join(work, 'repo');
-    mkdirSync(repo);
-    for (const folder of ['cli', 'spec', 'mock', 'contract-tests', 'docs-site', 'generated'])
-      cpSync(join(ROOT, folder), join(repo, folder), { recursive: true, filter: (source) => !source.includes('node_modules') });
-    cpSync(join(ROOT, 'package.json'), join(repo, 'package.json'));
-    symlinkSync(join(ROOT, 'node_modules'), join(repo, 'node_modules'));
-    writeFileSync(join(repo, '.gitignore'), 'node_modules\n');
-    const git = (args: string[]): Promise<Ran> =>
-      run('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false', ...args], repo);
-    expect((await git(['init', '--quiet'])).code).toBe(0);
-    expect((await git(['add', '-A'])).code).toBe(0);
-    expect((await git(['commit', '--quiet', '-m', 'base'])).code).toBe(0);
+    const { dir: repo, git } = await tempRepo(join(work, 'repo'));
     const path = join(repo, 'spec', 'paths', 'projects_resume.yaml');
     writeFileSync(path, `$ref: '../../../secret.yaml'\n`);
     symlinkSync('/proc/self/environ', join(repo, 'spec', 'paths', 'environ.yaml'));

@@ -3,27 +3,17 @@
 // refused in one line naming the bump needed; a spec that does not lint is refused in one line naming the file, the
 // rule and why; neither changes a file. A release that goes through writes every file, records its commit, and puts
 // the behaviour the mock changed since the last release's commit into the CHANGELOG.
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const ROOT = new URL('../..', import.meta.url).pathname;
-type Ran = { code: number; stdout: string; stderr: string };
-const run = (file: string, args: string[], cwd: string): Promise<Ran> =>
-  new Promise((resolve) => {
-    execFile(file, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 400_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-  });
+import { type Ran, run, tempRepo } from './temp-repo.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'release-'));
 const repo = join(work, 'repo');
-const git = (args: string[]): Promise<Ran> =>
-  run('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false', ...args], repo);
-const release = (args: string[]): Promise<Ran> => run(process.execPath, [join(repo, 'spec', 'tools', 'release.ts'), ...args], repo);
+let git: Awaited<ReturnType<typeof tempRepo>>['git'];
+const release = (args: string[]): Promise<Ran> => run(process.execPath, [join(repo, 'spec', 'tools', 'release.ts'), ...args], repo, 400_000);
 
 /** A hash of every file of the repository but node_modules and .git: what "nothing changed" compares. */
 function snapshot(dir = repo): Map<string, string> {
@@ -55,15 +45,7 @@ const expectRefused = (ran: Ran, line: RegExp): void => {
 };
 
 beforeAll(async () => {
-  mkdirSync(repo);
-  for (const folder of ['cli', 'spec', 'mock', 'contract-tests', 'docs-site', 'generated'])
-    cpSync(join(ROOT, folder), join(repo, folder), { recursive: true, filter: (source) => !source.includes('node_modules') });
-  for (const file of ['package.json', 'CHANGELOG.md', 'tsconfig.json']) cpSync(join(ROOT, file), join(repo, file));
-  symlinkSync(join(ROOT, 'node_modules'), join(repo, 'node_modules'));
-  writeFileSync(join(repo, '.gitignore'), 'node_modules\n');
-  expect((await git(['init', '--quiet'])).code).toBe(0);
-  expect((await git(['add', '-A'])).code).toBe(0);
-  expect((await git(['commit', '--quiet', '-m', 'the last release'])).code).toBe(0);
+  ({ git } = await tempRepo(repo));
   // The last release's commit, as `release` records it.
   const head = (await git(['rev-parse', 'HEAD'])).stdout.trim();
   const [last] = readdirSync(join(repo, 'spec', 'releases'))
