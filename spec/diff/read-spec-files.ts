@@ -74,7 +74,7 @@ function parseSpecText(text: string, file: string, label: string): unknown {
     const nesting = couldNest ? yamlNesting(text) : 0;
     if (nesting > READ_LIMITS.depth) throw new DiffInputError(`${label}: nested deeper than ${READ_LIMITS.depth} levels`);
     try {
-      value = parse(text, { maxAliasCount: READ_LIMITS.aliases, uniqueKeys: true, merge: false, prettyErrors: false });
+      value = parse(text, { maxAliasCount: READ_LIMITS.aliases, uniqueKeys: true, merge: true, prettyErrors: false });
     } catch (error) {
       const alias = error instanceof ReferenceError || /alias/i.test(firstLine(error));
       throw new DiffInputError(
