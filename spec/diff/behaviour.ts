@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isObject } from '../lib/openapi.ts';
-import { DiffInputError, type Change } from './diff.ts';
+import { change, DiffInputError, type Change } from './diff.ts';
 import type { CaseResult } from './behaviour-runner.ts';
 
 type Ran = { code: number; stdout: string; stderr: string };
@@ -75,80 +75,103 @@ function operationOf(result: CaseResult, document: Record<string, unknown>): str
   return null;
 }
 
-/** The changes between two runs of the behaviour table, case by case. */
-function compareBehaviour(base: ReadonlyArray<CaseResult>, revision: ReadonlyArray<CaseResult>, document: Record<string, unknown>): Change[] {
-  const changes: Change[] = [];
+type Seen = { id: string; level: Change['level']; operation: string | null; what: string; example: string };
+
+/** The JSON paths at which two answers' bodies differ (array items under `[]`), or undefined when one is not JSON. */
+function bodyDifference(a: string, b: string): string | undefined {
+  let x: unknown;
+  let y: unknown;
+  try {
+    x = JSON.parse(a);
+    y = JSON.parse(b);
+  } catch {
+    return undefined;
+  }
+  const found = new Set<string>();
+  const walk = (u: unknown, v: unknown, at: string, depth: number): void => {
+    if (found.size >= 8) return;
+    if (isObject(u) && isObject(v) && depth < 32) {
+      for (const key of new Set([...Object.keys(u), ...Object.keys(v)])) {
+        const where = at ? `${at}.${key}` : key;
+        if (!(key in u)) found.add(`${where} added`);
+        else if (!(key in v)) found.add(`${where} removed`);
+        else walk(u[key], v[key], where, depth + 1);
+      }
+    } else if (Array.isArray(u) && Array.isArray(v) && depth < 32) {
+      for (let i = 0; i < Math.min(u.length, v.length); i++) walk(u[i], v[i], `${at}[]`, depth + 1);
+      if (u.length !== v.length) found.add(`${at || '(body)'} length`);
+    } else if (JSON.stringify(u) !== JSON.stringify(v)) found.add(`${at || '(body)'} value`);
+  };
+  walk(x, y, '', 0);
+  return [...found].sort().join(', ');
+}
+
+/**
+ * The changes between two runs of the behaviour table: one change per rule or answer that changed (a status, a
+ * content type, an error text, the fields of a body, the state an operation leaves), with how many cases show it and
+ * one of them, not one per case (a removed response field changes the 200 of every case that reaches it).
+ */
+export function compareBehaviour(base: ReadonlyArray<CaseResult>, revision: ReadonlyArray<CaseResult>, document: Record<string, unknown>): Change[] {
+  const seen: Seen[] = [];
   const before = new Map(base.map((r) => [r.name, r]));
-  const pointer = (name: string): string => `#/x-behaviour/${encodeURIComponent(name).replace(/~/g, '~0').replace(/\//g, '~1')}`;
   for (const now of revision) {
     const was = before.get(now.name);
     const operation = operationOf(now, document);
     if (!was) {
-      changes.push({
-        id: 'behaviour-case-added',
-        level: 'INFO',
-        direction: 'response',
-        operation,
-        pointer: pointer(now.name),
-        message: `A new behaviour case: ${now.name}.`,
-      });
+      seen.push({ id: 'behaviour-case-added', level: 'INFO', operation, what: 'New behaviour cases', example: now.name });
       continue;
     }
     before.delete(now.name);
     for (let i = 0; i < Math.max(was.answers.length, now.answers.length); i++) {
       const [a, b] = [was.answers[i], now.answers[i]];
       if (!a || !b) continue;
-      const where = `${now.name}, request ${i + 1} (${now.paths[i] ?? '?'})`;
-      if (a.status !== b.status)
-        changes.push({
-          id: 'behaviour-status-changed',
-          level: 'ERR',
-          direction: 'response',
-          operation,
-          pointer: pointer(now.name),
-          message: `${where}: answered ${b.status}, was ${a.status}.`,
-        });
+      const example = `${now.name}, request ${i + 1} (${now.paths[i] ?? '?'})`;
+      if (a.status !== b.status) seen.push({ id: 'behaviour-status-changed', level: 'ERR', operation, what: `Answered ${b.status}, was ${a.status}`, example });
       else if (a.contentType !== b.contentType)
-        changes.push({
+        seen.push({
           id: 'behaviour-content-type-changed',
           level: 'ERR',
-          direction: 'response',
           operation,
-          pointer: pointer(now.name),
-          message: `${where}: Content-Type ${b.contentType ?? '(none)'}, was ${a.contentType ?? '(none)'}.`,
+          what: `The ${a.status} answer's Content-Type is ${b.contentType ?? '(none)'}, was ${a.contentType ?? '(none)'}`,
+          example,
         });
       else if (a.text !== b.text) {
         const error = a.status >= 400;
-        changes.push({
-          id: error ? 'behaviour-error-body-changed' : 'behaviour-body-changed',
-          level: error ? 'ERR' : 'WARN',
-          direction: 'response',
-          operation,
-          pointer: pointer(now.name),
-          message: `${where}: the ${a.status} body changed${error ? ` from ${JSON.stringify(a.text.slice(0, 120))} to ${JSON.stringify(b.text.slice(0, 120))}` : ' (a client reading the same fields may see other values)'}.`,
-        });
+        const what = error
+          ? `The ${a.status} body changed from ${JSON.stringify(a.text.slice(0, 120))} to ${JSON.stringify(b.text.slice(0, 120))}`
+          : `The ${a.status} body changed (${bodyDifference(a.text, b.text) || 'its text'}): a client reading the same fields may see other values`;
+        seen.push({ id: error ? 'behaviour-error-body-changed' : 'behaviour-body-changed', level: error ? 'ERR' : 'WARN', operation, what, example });
       }
     }
     if (was.state !== now.state)
-      changes.push({
+      seen.push({
         id: 'behaviour-state-changed',
         level: 'WARN',
-        direction: 'response',
         operation,
-        pointer: pointer(now.name),
-        message: `${now.name}: the state it leaves differs (what a later read sees changed).`,
+        what: 'The state it leaves differs (what a later read sees changed)',
+        example: now.name,
       });
   }
   for (const gone of before.values())
-    changes.push({
-      id: 'behaviour-case-removed',
-      level: 'INFO',
+    seen.push({ id: 'behaviour-case-removed', level: 'INFO', operation: operationOf(gone, document), what: 'Behaviour cases are gone', example: gone.name });
+  const grouped = new Map<string, Seen[]>();
+  for (const s of seen) {
+    const key = JSON.stringify([s.id, s.operation, s.what]);
+    grouped.set(key, [...(grouped.get(key) ?? []), s]);
+  }
+  return [...grouped.values()].map((group) => {
+    const [first] = group;
+    if (!first) throw new Error('an empty group');
+    const cases = group.length === 1 ? '1 case' : `${group.length} cases`;
+    return change({
+      id: first.id,
+      level: first.level,
       direction: 'response',
-      operation: operationOf(gone, document),
-      pointer: pointer(gone.name),
-      message: `The behaviour case is gone: ${gone.name}.`,
+      operations: first.operation === null ? [] : [first.operation],
+      pointer: `#/x-behaviour/${first.id}`,
+      message: `${first.what}: ${cases}, e.g. ${first.example}.`,
     });
-  return changes;
+  });
 }
 
 /** The contract suite of `suite` (a checkout) against the mock of `mock` (another): exit code and failed tests. */
@@ -194,12 +217,13 @@ async function suiteAgainst(suite: string, mock: string): Promise<{ code: number
   }
 }
 
-/** The behaviour changes between two git refs, and the lines saying where the base's contract suite disagrees. */
+/** The behaviour changes between two git refs, and (unless `suite` is false) where the base's contract suite disagrees. */
 export async function behaviourDiff(
   baseRef: string,
   revisionRef: string,
   revisionDocument: Record<string, unknown>,
   documentChanges: ReadonlyArray<Change>,
+  options: { suite: boolean } = { suite: true },
 ): Promise<{ changes: Change[]; notes: string[] }> {
   const base = await worktree(baseRef);
   try {
@@ -207,6 +231,8 @@ export async function behaviourDiff(
     try {
       const [before, after] = await Promise.all([behaviourOf(base.dir, baseRef), behaviourOf(revision.dir, revisionRef)]);
       const changes = compareBehaviour(before, after, revisionDocument);
+      // A release wants the changes only; the base's suite against the revision's mock is the command's cross-check.
+      if (!options.suite) return { changes, notes: [] };
       const suite = await suiteAgainst(base.dir, revision.dir);
       const notes = [`the contract suite of ${baseRef} against the mock of ${revisionRef}: ${suite.summary}`];
       const breaking = [...documentChanges, ...changes].filter((c) => c.level === 'ERR' && c.id !== 'api-version-not-bumped');

@@ -21,17 +21,18 @@ Compares two versions of the API contract and grades every change for a client w
   ERR   breaks such a client        WARN  may break one (the message says why)        INFO  safe
 
 <base>, <revision>: an OpenAPI 3.1 document (JSON or YAML; a split root with relative $refs works), or
-git:<ref> for this repository's spec/ at that git ref (git:HEAD~1, git:v0.1.0).
+git:<ref> for this repository's spec/ at that git ref (git:HEAD~1, git:v0.1.0). A $ref must name a file inside the
+document's folder (spec/ at a git ref): no absolute path, no way out, no URL (nothing is fetched).
 
-  --format F     text (default: one line per change, grouped by operation), json, markdown
-  --fail-on L    exit 1 when a change is at level L or above: ERR (default), WARN, never
+  --format F     text (default: one line per change, under each operation it reaches), json, markdown
+  --fail-on L    exit 1 when a change is at level L or above: ERR (default), WARN, never (any case: err, warn)
   --behaviour    (git refs only) also run the mock's behaviour table against the mock of each ref and report every
                  case whose status, body or state effect changed (ids behaviour-…), then run the contract suite of
                  <base> against the mock of <revision> and print, on stderr, where it disagrees with the ERR changes
   --help         show this help
 
 Exit: 0 nothing at or above --fail-on, 1 something is, 2 bad input (one line on stderr).
-JSON: { "base", "revision", "changes": [{ "id", "level", "direction", "operation", "pointer", "message" }],
+JSON: { "base", "revision", "changes": [{ "id", "level", "direction", "operation", "operations", "pointer", "message" }],
         "counts": { "ERR", "WARN", "INFO" } }`;
 
 const FORMATS = ['text', 'json', 'markdown'] as const;
@@ -70,8 +71,10 @@ export async function runDiff(argv: string[]): Promise<void> {
   }
   const format = parsed.values.format ?? 'text';
   if (!FORMATS.includes(format as Format)) fail(`--format must be ${FORMATS.join(', ')}, got "${format}"`);
-  const failOn = parsed.values['fail-on'] ?? 'ERR';
-  if (!(FAIL_ON as ReadonlyArray<string>).includes(failOn)) fail(`--fail-on must be ${FAIL_ON.join(', ')}, got "${failOn}"`);
+  // Any case: --fail-on err, Warn, NEVER.
+  const given = parsed.values['fail-on'] ?? 'ERR';
+  const failOn = FAIL_ON.find((level) => level.toLowerCase() === given.toLowerCase());
+  if (failOn === undefined) fail(`--fail-on must be ${FAIL_ON.join(', ')} (any case), got "${given}"`);
   const [base, revision, ...extra] = parsed.positionals;
   if (base === undefined || revision === undefined) fail('diff needs two documents: <base> <revision> (see --help)');
   if (extra.length > 0) fail(`diff takes two documents, got ${parsed.positionals.length}: ${extra.join(' ')}`);
@@ -100,5 +103,5 @@ export async function runDiff(argv: string[]): Promise<void> {
         ? formatMarkdown(report)
         : formatText(report, process.stdout.isTTY === true);
   process.stdout.write(out);
-  process.exitCode = failsOn(report, failOn as Level | 'never') ? 1 : 0;
+  process.exitCode = failsOn(report, failOn) ? 1 : 0;
 }

@@ -9,19 +9,16 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { isObject } from '../lib/openapi.ts';
+import { type Change, change, LEVELS, type Level } from './change.ts';
+import { exampleChanges } from './example-changes.ts';
+import { copySpecFiles, DiffInputError, readSpecFiles } from './read-spec-files.ts';
+import { type Direction, directionsOf, METHODS, operationsAt, reachOf, unescapePointer } from './reach.ts';
 
-export const LEVELS = ['ERR', 'WARN', 'INFO'] as const;
-export type Level = (typeof LEVELS)[number];
-type Direction = 'request' | 'response' | 'document';
+export { type Change, change, LEVELS, type Level } from './change.ts';
 
-/** One change, as `--format json` prints it (spec/README.md, "The contract through change"). */
-export type Change = { id: string; level: Level; direction: Direction; operation: string | null; pointer: string; message: string };
 export type DiffReport = { base: string; revision: string; changes: Change[]; counts: Record<Level, number> };
 
-/** Bad input (a missing file, not OpenAPI, an unknown git ref, a $ref that cannot be resolved): exit 2, one line. */
-export class DiffInputError extends Error {
-  override name = 'DiffInputError';
-}
+export { DiffInputError } from './read-spec-files.ts';
 
 // ── loading ─────────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -38,12 +35,13 @@ function repositoryRoot(): string {
 function run(
   file: string,
   args: ReadonlyArray<string>,
-  options: { cwd?: string; input?: string } = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
+  options: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv; timeout?: number } = {},
+): Promise<{ code: number; stdout: string; stderr: string; timedOut: boolean }> {
   return new Promise((done) => {
-    const child = execFile(file, args, { cwd: options.cwd, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
+    const settings = { cwd: options.cwd, env: options.env, timeout: options.timeout ?? 0, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' } as const;
+    const child = execFile(file, args, settings, (error, stdout, stderr) => {
       const code = error && typeof error.code === 'number' ? error.code : error ? 1 : 0;
-      done({ code, stdout, stderr });
+      done({ code, stdout, stderr, timedOut: error?.killed === true && error.signal === 'SIGTERM' });
     });
     if (options.input !== undefined) child.stdin?.end(options.input);
   });
@@ -62,10 +60,32 @@ export function redoclyEntry(): string | undefined {
   }
 }
 
-async function redocly(args: ReadonlyArray<string>, cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+/** How long one Redocly run may take on documents within the read limits. */
+const REDOCLY_TIMEOUT_MS = 60_000;
+
+/**
+ * Redocly, run offline on files this process wrote: in an empty folder of its own (no redocly.yaml of anyone's is read),
+ * with its telemetry and update check off (no request leaves the machine), for at most REDOCLY_TIMEOUT_MS.
+ */
+async function redocly(args: ReadonlyArray<string>): Promise<{ code: number; stdout: string; stderr: string }> {
   const entry = redoclyEntry();
   if (!entry) throw new DiffInputError('the diff needs @redocly/cli: npm install --save-dev @redocly/cli');
-  return run(process.execPath, [entry, ...args], cwd === undefined ? {} : { cwd });
+  const cwd = mkdtempSync(join(tmpdir(), 'api-diff-cwd-'));
+  try {
+    const env = {
+      ...process.env,
+      REDOCLY_TELEMETRY: 'off',
+      REDOCLY_SDK_TELEMETRY: 'off',
+      REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+      REDOCLY_SUPPRESS_NOTIFICATIONS: 'true',
+      NO_UPDATE_NOTIFIER: '1',
+    };
+    const ran = await run(process.execPath, [entry, ...args], { cwd, env, timeout: REDOCLY_TIMEOUT_MS });
+    if (ran.timedOut) throw new DiffInputError(`redocly ${args[0] ?? ''} took over ${REDOCLY_TIMEOUT_MS / 1000} s`);
+    return ran;
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
 }
 
 /** A document as given: its text on disk (one file, JSON or YAML), ready for Redocly; `cleanup` removes what was made. */
@@ -94,10 +114,18 @@ async function fromGit(ref: string): Promise<{ file: string; cleanup(): void }> 
  * JSON with only local refs is read as it is; anything else goes through `redocly bundle`.
  */
 export async function loadDocument(given: string): Promise<Loaded> {
+  return bundleRead(await readDocument(given));
+}
+
+/** A document read and checked (every file within the limits, every reference confined), not yet bundled. */
+type Read = { given: string; file: string; read: ReturnType<typeof readSpecFiles>; made: Array<() => void> };
+
+const cleanupAll = (made: Array<() => void>): void => {
+  for (const fn of made.reverse()) fn();
+};
+
+async function readDocument(given: string): Promise<Read> {
   const made: Array<() => void> = [];
-  const cleanup = (): void => {
-    for (const fn of made.reverse()) fn();
-  };
   try {
     let file = given;
     if (given.startsWith('git:')) {
@@ -105,24 +133,24 @@ export async function loadDocument(given: string): Promise<Loaded> {
       made.push(checkout.cleanup);
       file = checkout.file;
     } else if (!existsSync(given)) throw new DiffInputError(`${given}: no such file`);
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new DiffInputError(`${given}: cannot be read (${error instanceof Error ? error.message : String(error)})`);
-    }
-    let document: unknown;
-    if (/\.json$/i.test(file) && !/"\$ref"\s*:\s*"(?!#)/.test(text)) {
-      try {
-        document = JSON.parse(text);
-      } catch (error) {
-        throw new DiffInputError(`${given}: not JSON (${error instanceof Error ? error.message : String(error)})`);
-      }
-    } else {
+    // Every file read within the limits, every reference confined to the document's folder (spec/ at a git ref).
+    return { given, file, read: readSpecFiles(file, dirname(resolve(file)), given), made };
+  } catch (error) {
+    cleanupAll(made);
+    throw error;
+  }
+}
+
+async function bundleRead({ given, file, read, made }: Read): Promise<Loaded> {
+  const cleanup = (): void => cleanupAll(made);
+  try {
+    let document: unknown = read.files.size === 1 ? [...read.files.values()][0] : undefined;
+    if (document === undefined || hasExternalReference(document)) {
       const dir = mkdtempSync(join(tmpdir(), 'api-diff-'));
       made.push(() => rmSync(dir, { recursive: true, force: true }));
+      const copy = copySpecFiles(read, file, join(dir, 'in'));
       const out = join(dir, 'bundled.json');
-      const bundled = await redocly(['bundle', resolve(file), '--ext', 'json', '--output', out, '--lint-config', 'off']);
+      const bundled = await redocly(['bundle', copy, '--ext', 'json', '--output', out, '--lint-config', 'off']);
       const unresolved = /Can't resolve \$ref[^\n]*|Failed to resolve[^\n]*|ENOENT[^\n]*/.exec(`${bundled.stderr}\n${bundled.stdout}`);
       if (unresolved) throw new DiffInputError(`${given}: a $ref cannot be resolved (${unresolved[0].trim().slice(0, 200)})`);
       if (bundled.code !== 0 || !existsSync(out))
@@ -140,6 +168,20 @@ export async function loadDocument(given: string): Promise<Loaded> {
     cleanup();
     throw error;
   }
+}
+
+/** Whether a document names anything outside itself (a $ref, externalValue … that is not `#…`). */
+function hasExternalReference(document: unknown): boolean {
+  const stack: unknown[] = [document];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (Array.isArray(item)) stack.push(...item);
+    else if (isObject(item)) {
+      for (const key of ['$ref', 'externalValue']) if (typeof item[key] === 'string' && !String(item[key]).startsWith('#')) return true;
+      stack.push(...Object.values(item));
+    }
+  }
+  return false;
 }
 
 // ── Redocly's report ────────────────────────────────────────────────────────────────────────────────────────────
@@ -171,9 +213,6 @@ function redoclyChanges(report: unknown): RedoclyChange[] {
 }
 
 // ── grading ─────────────────────────────────────────────────────────────────────────────────────────────────────
-
-const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
-const unescapePointer = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
 
 /** The operation and direction a change is seen through, from the path Redocly walked to it. */
 function placeOf(path: string, base: Record<string, unknown>, revision: Record<string, unknown>): { operation: string | null; direction: Direction } {
@@ -214,59 +253,6 @@ const RULE_DIRECTION: Record<string, Direction> = {
   'response-header-removed': 'response',
 };
 
-type Usage = Map<string, Record<'request' | 'response', string[]>>;
-
-/** Which operations reach each component schema from their request body or parameters, and from their responses. */
-function schemaUsage(document: Record<string, unknown>): Usage {
-  const usage: Usage = new Map();
-  const schemas = isObject(document['components']) && isObject(document['components']['schemas']) ? document['components']['schemas'] : {};
-  const reach = (node: unknown, found: Set<string>): void => {
-    const stack: unknown[] = [node];
-    while (stack.length > 0) {
-      const item = stack.pop();
-      if (Array.isArray(item)) stack.push(...item);
-      else if (isObject(item)) {
-        const ref = item['$ref'];
-        const name =
-          typeof ref === 'string' && ref.startsWith('#/components/schemas/') ? unescapePointer(ref.slice('#/components/schemas/'.length)) : undefined;
-        if (name !== undefined && !found.has(name)) {
-          found.add(name);
-          stack.push(schemas[name]);
-        }
-        for (const [key, value] of Object.entries(item)) if (key !== '$ref' && key !== 'examples' && key !== 'example') stack.push(value);
-      }
-    }
-  };
-  const paths = isObject(document['paths']) ? document['paths'] : {};
-  for (const item of Object.values(paths)) {
-    if (!isObject(item)) continue;
-    for (const [method, operation] of Object.entries(item)) {
-      if (!METHODS.has(method) || !isObject(operation) || typeof operation['operationId'] !== 'string') continue;
-      for (const [direction, parts] of [
-        ['request', [operation['requestBody'], operation['parameters']]],
-        ['response', [operation['responses']]],
-      ] as const) {
-        const found = new Set<string>();
-        reach(parts, found);
-        for (const name of found) {
-          const entry = usage.get(name) ?? { request: [], response: [] };
-          entry[direction].push(operation['operationId']);
-          usage.set(name, entry);
-        }
-      }
-    }
-  }
-  return usage;
-}
-
-/** The operation a change to a component schema is seen by in that direction (the first in the document). */
-function operationFor(pointer: string, direction: Direction, usage: Usage, fallback: string | null): string | null {
-  const name = /^#\/components\/schemas\/([^/]+)/.exec(pointer)?.[1];
-  if (name === undefined || direction === 'document') return fallback;
-  const users = usage.get(unescapePointer(name))?.[direction] ?? [];
-  return fallback !== null && users.includes(fallback) ? fallback : (users[0] ?? fallback);
-}
-
 const DOCUMENTATION = new Set([
   'description',
   'summary',
@@ -300,7 +286,7 @@ function typesOf(value: unknown): Set<string> {
   return new Set(typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : []);
 }
 
-type Graded = Omit<Change, 'operation' | 'direction' | 'pointer'>;
+type Graded = Pick<Change, 'id' | 'level' | 'message'>;
 
 /**
  * One verdict of Redocly's, graded for the direction it was seen in. Redocly rates every rule `major`; where that
@@ -459,24 +445,34 @@ export async function compareDocuments(base: Loaded, revision: Loaded, names: { 
     } catch {
       throw new DiffInputError(`redocly diff could not compare them (${(answered.stderr.trim().split('\n').at(-1) ?? '').slice(0, 200)})`);
     }
-    const usage = schemaUsage(revision.document);
-    const usedBefore = schemaUsage(base.document);
-    for (const change of redoclyChanges(report)) {
+    const reach = { base: reachOf(base.document), revision: reachOf(revision.document) };
+    for (const found of redoclyChanges(report)) {
       // info.version is graded below, with the version policy.
-      if (change.typeName === 'Info' && change.property === 'version') continue;
-      const place = placeOf(change.path, base.document, revision.document);
-      const pointer = (change.kind === 'removed' ? change.base?.pointer : change.revision?.pointer) ?? change.path;
-      for (const verdict of change.verdicts.length > 0 ? change.verdicts : [undefined]) {
-        // A shared schema is found through whichever operation Redocly walked first: a one-directional rule is
-        // reported in its own direction, for an operation that uses the schema that way.
-        const direction = verdict ? (RULE_DIRECTION[verdict.ruleId] ?? place.direction) : place.direction;
-        const graded = verdict
-          ? { ...gradeVerdict(verdict, change, direction), pointer: verdict.location?.pointer ?? pointer }
-          : { ...gradeUnruled(change, direction), pointer };
-        const operation = operationFor(graded.pointer, direction, change.kind === 'removed' ? usedBefore : usage, place.operation);
-        changes.push({ id: graded.id, level: graded.level, direction, operation, pointer: graded.pointer, message: graded.message });
+      if (found.typeName === 'Info' && found.property === 'version') continue;
+      const place = placeOf(found.path, base.document, revision.document);
+      const pointer = (found.kind === 'removed' ? found.base?.pointer : found.revision?.pointer) ?? found.path;
+      // A removal is named as the base had it; anything else as the revision has it (the base when it names none).
+      const [seen, other] = found.kind === 'removed' ? [reach.base, reach.revision] : [reach.revision, reach.base];
+      for (const verdict of found.verdicts.length > 0 ? found.verdicts : [undefined]) {
+        const at = verdict?.location?.pointer ?? pointer;
+        // Redocly finds a shared component through whichever operation it walked first, once. A one-directional rule
+        // is reported in its own direction; any other change to a component once for each direction that shows it.
+        const fixed = verdict ? RULE_DIRECTION[verdict.ruleId] : undefined;
+        const shown = directionsOf(at, seen);
+        const directions: Direction[] = fixed ? [fixed] : shown.length > 0 ? shown : [place.direction];
+        for (const direction of directions) {
+          const graded = verdict ? gradeVerdict(verdict, found, direction) : gradeUnruled(found, direction);
+          let operations = operationsAt(at, direction, seen);
+          if (operations.length === 0) operations = operationsAt(at, direction, other);
+          if (operations.length === 0 && place.operation !== null) operations = [place.operation];
+          // A renamed operation is named by both names: the old one is what its clients know.
+          if (graded.id === 'operation-id-changed') operations = [...new Set([...operations, ...operationsAt(at, direction, reach.base)])];
+          changes.push(change({ id: graded.id, level: graded.level, direction, operations, pointer: at, message: graded.message }));
+        }
       }
     }
+    // Redocly compares no examples; their values are graded here.
+    changes.push(...exampleChanges(base.document, revision.document));
   }
   const [from, to] = [infoVersion(base.document), infoVersion(revision.document)];
   if (from !== to)
@@ -485,6 +481,7 @@ export async function compareDocuments(base: Loaded, revision: Loaded, names: { 
       level: 'INFO',
       direction: 'document',
       operation: null,
+      operations: [],
       pointer: '#/info/version',
       message: `info.version went from ${from ?? '(none)'} to ${to ?? '(none)'}.`,
     });
@@ -494,6 +491,7 @@ export async function compareDocuments(base: Loaded, revision: Loaded, names: { 
       level: 'ERR',
       direction: 'document',
       operation: null,
+      operations: [],
       pointer: '#/info/version',
       message: `Breaking changes need info.version bumped past ^${from ?? '?'} (${semver(from)?.[0] === 0 ? 'a minor bump for 0.x' : 'a major bump'}), and it is ${to ?? '(none)'}.`,
     });
@@ -513,7 +511,14 @@ export function withChanges(report: DiffReport, changes: ReadonlyArray<Change>):
 
 /** Loads both documents, compares them, and removes what loading made. */
 export async function diffDocuments(base: string, revision: string): Promise<DiffReport> {
-  const [loadedBase, loadedRevision] = await Promise.allSettled([loadDocument(base), loadDocument(revision)]);
+  // Both are read and checked before either is bundled: odd input is refused before any slow work starts.
+  const reads = await Promise.allSettled([readDocument(base), readDocument(revision)]);
+  const [readBase, readRevision] = reads;
+  if (readBase?.status !== 'fulfilled' || readRevision?.status !== 'fulfilled') {
+    for (const r of reads) if (r.status === 'fulfilled') cleanupAll(r.value.made);
+    throw reads.find((r) => r.status === 'rejected')?.reason;
+  }
+  const [loadedBase, loadedRevision] = await Promise.allSettled([bundleRead(readBase.value), bundleRead(readRevision.value)]);
   try {
     if (loadedBase.status === 'rejected') throw loadedBase.reason;
     if (loadedRevision.status === 'rejected') throw loadedRevision.reason;
@@ -529,14 +534,12 @@ const COLOURS: Record<Level, string> = { ERR: '\u001b[31m', WARN: '\u001b[33m', 
 
 function groups(report: DiffReport): Array<[string, Change[]]> {
   const byOperation = new Map<string, Change[]>();
-  for (const change of report.changes) {
-    const key = change.operation ?? '(document)';
-    byOperation.set(key, [...(byOperation.get(key) ?? []), change]);
-  }
+  for (const change of report.changes)
+    for (const key of change.operations.length > 0 ? change.operations : ['(document)']) byOperation.set(key, [...(byOperation.get(key) ?? []), change]);
   return [...byOperation.entries()];
 }
 
-/** One line per change, grouped by operation; the levels coloured when `colour`. */
+/** One line per change under each operation it reaches; the levels coloured when `colour`. */
 export function formatText(report: DiffReport, colour: boolean): string {
   const paint = (level: Level): string => (colour ? `${COLOURS[level]}${level}\u001b[0m` : level);
   const lines = [`${report.base} → ${report.revision}: ${report.counts.ERR} ERR, ${report.counts.WARN} WARN, ${report.counts.INFO} INFO`];
@@ -550,14 +553,16 @@ export function formatText(report: DiffReport, colour: boolean): string {
 
 const HEADINGS: Record<Level, string> = { ERR: 'Breaking', WARN: 'May break', INFO: 'Safe' };
 
-/** The changes as markdown: a heading per level (Breaking, May break, Safe), a bullet per change. */
+/** The changes as markdown: a heading per level (Breaking, May break, Safe), a bullet per change and operation it reaches. */
 export function formatMarkdown(report: DiffReport, heading = '###'): string {
   const out: string[] = [];
   for (const level of LEVELS) {
     const changes = report.changes.filter((c) => c.level === level);
     if (changes.length === 0) continue;
     out.push(`${heading} ${HEADINGS[level]}`, '');
-    for (const c of changes) out.push(`- ${c.operation ? `\`${c.operation}\`: ` : ''}${c.message.replace(/\s+/g, ' ')} (${c.direction}, \`${c.id}\`)`);
+    for (const c of changes)
+      for (const operation of c.operations.length > 0 ? c.operations : [undefined])
+        out.push(`- ${operation ? `\`${operation}\`: ` : ''}${c.message.replace(/\s+/g, ' ')} (${c.direction}, \`${c.id}\`)`);
     out.push('');
   }
   return out.length ? `${out.join('\n')}` : '- No change to the contract.\n';

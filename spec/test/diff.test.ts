@@ -33,7 +33,9 @@ function minimal(): Json {
             '200': {
               description: 'Updated.',
               headers: { 'x-request-id': { description: 'The request id.', schema: { type: 'string' } } },
-              content: { 'application/json': { schema: { $ref: '#/components/schemas/ThingResult' } } },
+              content: {
+                'application/json': { schema: { $ref: '#/components/schemas/ThingResult' }, examples: { updated: { $ref: '#/components/examples/Updated' } } },
+              },
             },
             '404': { description: 'Not found.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
           },
@@ -41,6 +43,9 @@ function minimal(): Json {
       },
     },
     components: {
+      examples: {
+        Updated: { summary: 'An updated thing', value: { thing: { id: 'a', status: 'open', name: 'A', owner: { id: 'p', name: 'P' } } } },
+      },
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' }, apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
       schemas: {
         ThingInput: {
@@ -137,8 +142,19 @@ const EDITS: Array<[string, (d: Json) => void, string, Change['level'], Change['
   ['a field description edited', (d) => (schemas(d)['ThingInput'].properties.id.description = 'The thing id.'), 'documentation-changed', 'INFO', 'request'],
   ['an operation summary edited', (d) => (op(d).summary = 'Update one thing'), 'documentation-changed', 'INFO', 'document'],
   ['an operation description edited', (d) => (op(d).description = 'Updates one thing.'), 'documentation-changed', 'INFO', 'document'],
-  // Redocly compares no examples: an edited example is no change at all, which is below INFO.
-  ['an example edited', (d) => (op(d).requestBody.content['application/json'].example = { id: 'b' }), 'none', 'INFO', 'request'],
+  // Redocly compares no examples: their values are compared here (issue 33, item 2).
+  ['a request example edited', (d) => (op(d).requestBody.content['application/json'].example = { id: 'b' }), 'example-value-changed', 'INFO', 'request'],
+  ["a named answer example's value edited", (d) => (d['components'].examples.Updated.value.thing.name = 'B'), 'example-value-changed', 'INFO', 'response'],
+  ["a named answer example's field changes type", (d) => (d['components'].examples.Updated.value.thing.name = 5), 'example-value-changed', 'WARN', 'response'],
+  [
+    "a named answer example's status changed",
+    (d) => (d['components'].examples.Updated.value.thing.status = 'closed'),
+    'example-value-changed',
+    'WARN',
+    'response',
+  ],
+  ["a named example's summary edited", (d) => (d['components'].examples.Updated.summary = 'A thing, updated'), 'documentation-changed', 'INFO', 'response'],
+  ['nothing edited', () => undefined, 'none', 'INFO', 'request'],
   ['a tag description edited', (d) => (d['tags'][0].description = 'All things.'), 'documentation-changed', 'INFO', 'document'],
 ];
 
@@ -232,6 +248,7 @@ describe('the version policy', () => {
       level: 'ERR',
       direction: 'document',
       operation: null,
+      operations: [],
       pointer: '#/info/version',
       message: 'Breaking changes need info.version bumped past ^1.0.0 (a major bump), and it is 1.0.0.',
     });
@@ -272,12 +289,17 @@ describe('service-external-api diff', () => {
       level: 'WARN',
       direction: 'response',
       operation: 'updateThing',
+      operations: ['updateThing'],
       pointer: expect.stringMatching(/^#\/components\/schemas\/Thing\/properties\/status\/enum/),
       message: expect.stringContaining("'archived'"),
     });
     expect((await cli([base, warnFile, '--fail-on', 'WARN'])).code).toBe(1);
     expect((await cli([base, infoFile, '--fail-on', 'WARN'])).code).toBe(0);
     expect((await cli([base, warnFile, '--fail-on', 'never'])).code).toBe(0);
+    // Any case (issue 33, item 11).
+    expect((await cli([base, warnFile, '--fail-on', 'warn'])).code).toBe(1);
+    expect((await cli([base, warnFile, '--fail-on', 'err'])).code).toBe(0);
+    expect((await cli([base, warnFile, '--fail-on', 'Never'])).code).toBe(0);
   });
 
   it('groups the text by operation, one line a change, and writes markdown with a heading per level', async () => {
@@ -295,7 +317,7 @@ describe('service-external-api diff', () => {
     [['package.json', 'spec/openapi.yaml'], 'error: package.json: not an OpenAPI 3 document (no "openapi: 3.x" at its root)'],
     [['spec/openapi.yaml'], 'error: diff needs two documents: <base> <revision> (see --help)'],
     [['a', 'b', '--format', 'xml'], 'error: --format must be text, json, markdown, got "xml"'],
-    [['a', 'b', '--fail-on', 'INFO'], 'error: --fail-on must be ERR, WARN, never, got "INFO"'],
+    [['a', 'b', '--fail-on', 'INFO'], 'error: --fail-on must be ERR, WARN, never (any case), got "INFO"'],
   ])('exits 2 with one line for bad input: %j', async (args, line) => {
     const ran = await cli(args);
     expect(ran.code).toBe(2);

@@ -1,0 +1,111 @@
+// `npm run release` obeys the version policy and releases all or nothing (issue 33, items 3, 4, 7, 9), run in a
+// repository of its own in the temporary folder (never this checkout's git): a bump smaller than the changes need is
+// refused in one line naming the bump needed; a spec that does not lint is refused in one line naming the file, the
+// rule and why; neither changes a file. A release that goes through writes every file, records its commit, and puts
+// the behaviour the mock changed since the last release's commit into the CHANGELOG.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Ran, run, tempRepo } from './temp-repo.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'release-'));
+const repo = join(work, 'repo');
+let git: Awaited<ReturnType<typeof tempRepo>>['git'];
+const release = (args: string[]): Promise<Ran> => run(process.execPath, [join(repo, 'spec', 'tools', 'release.ts'), ...args], repo, 400_000);
+
+/** A hash of every file of the repository but node_modules and .git: what "nothing changed" compares. */
+function snapshot(dir = repo): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (at: string): void => {
+    for (const name of readdirSync(at)) {
+      if (name === 'node_modules' || name === '.git') continue;
+      const path = join(at, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else out.set(relative(dir, path), createHash('sha256').update(readFileSync(path)).digest('hex'));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+const edit = (path: string, from: RegExp, to: string): void => {
+  const file = join(repo, path);
+  const text = readFileSync(file, 'utf8');
+  const next = text.replace(from, to);
+  expect(next, `${path} has ${from}`).not.toBe(text);
+  writeFileSync(file, next);
+};
+
+const expectRefused = (ran: Ran, line: RegExp): void => {
+  expect([ran.code, ran.stdout]).toEqual([2, '']);
+  expect(ran.stderr.trim().split('\n')).toHaveLength(1);
+  expect(ran.stderr.trim()).toMatch(line);
+};
+
+beforeAll(async () => {
+  ({ git } = await tempRepo(repo));
+  // The last release's commit, as `release` records it.
+  const head = (await git(['rev-parse', 'HEAD'])).stdout.trim();
+  const [last] = readdirSync(join(repo, 'spec', 'releases'))
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .reverse();
+  writeFileSync(join(repo, 'spec', 'releases', (last ?? '').replace(/\.json$/, '.commit')), `${head}\n`);
+  // A breaking change to the spec (a documented status removed) and to the mock (a comment-only caller gets 500).
+  edit('spec/paths/projects_resume.yaml', /^ {4}'406':\n {6}\$ref: .*\n/m, '');
+  edit('mock/src/handlers/outcome.ts', /forbidden: errors\.FORBIDDEN,/, 'forbidden: errors.OPERATION_FAILED,');
+  expect((await git(['add', '-A'])).code).toBe(0);
+  expect((await git(['commit', '--quiet', '-m', 'breaking changes'])).code).toBe(0);
+}, 120_000);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('npm run release', () => {
+  it('refuses a patch for a breaking change, naming the bump needed, and changes no file', async () => {
+    const before = snapshot();
+    expectRefused(
+      await release(['0.1.1', '--no-behaviour']),
+      /^error: 0\.1\.1 is too small a bump: 1 breaking change since 0\.1\.0 \(resumeProject response-removed\) needs a minor bump \(breaking while 0\.x\): 0\.2\.0 or above$/,
+    );
+    expect(snapshot()).toEqual(before);
+  }, 300_000);
+
+  it('refuses a spec that does not lint, naming the example, the rule and why, and changes no file', async () => {
+    const example = 'spec/components/examples/CloseGoalMissedRequest.yaml';
+    const text = readFileSync(join(repo, example), 'utf8');
+    edit(example, /^ {2}success: .*$/m, '  success: 5');
+    try {
+      const before = snapshot();
+      expectRefused(
+        await release(['0.2.0', '--no-behaviour']),
+        /^error: the spec does not lint, nothing was released: spec\/components\/examples\/CloseGoalMissedRequest\.yaml#\/value\/success \(error no-invalid-media-type-examples line \d+, used by spec\/paths\/goals_close\.yaml\): Example value must conform to the schema: `success` property type must be string\.$/,
+      );
+      expect(snapshot()).toEqual(before);
+    } finally {
+      writeFileSync(join(repo, example), text);
+    }
+  }, 300_000);
+
+  it('releases a large enough bump: every file at once, its commit recorded, the behaviour change in the CHANGELOG', async () => {
+    const ran = await release(['0.2.0']);
+    expect([ran.code, ran.stderr]).toEqual([0, '']);
+    expect(ran.stdout).toMatch(
+      /^released 0\.2\.0: spec\/openapi\.yaml, generated\/.*, package\.json, spec\/releases\/0\.2\.0\.json, spec\/releases\/0\.2\.0\.commit, CHANGELOG\.md\n$/,
+    );
+    expect(readFileSync(join(repo, 'spec', 'openapi.yaml'), 'utf8')).toMatch(/^ {2}version: 0\.2\.0$/m);
+    expect(JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).version).toBe('0.2.0');
+    expect(JSON.parse(readFileSync(join(repo, 'generated', 'openapi.json'), 'utf8')).info.version).toBe('0.2.0');
+    expect(readFileSync(join(repo, 'spec', 'releases', '0.2.0.commit'), 'utf8')).toBe(`${(await git(['rev-parse', 'HEAD'])).stdout.trim()}\n`);
+    const changelog = readFileSync(join(repo, 'CHANGELOG.md'), 'utf8');
+    const section = changelog.slice(changelog.search(/^## 0\.2\.0 - \d{4}-\d{2}-\d{2}$/m), changelog.search(/^## 0\.1\.0 /m));
+    expect(section).toMatch(/^### Breaking$/m);
+    expect(section).toContain('- `resumeProject`: Response `406` was removed. (response, `response-removed`)');
+    expect(section).toMatch(/^- `closeGoal`: Answered 500, was 403: \d+ cases?, e\.g\. .* \(response, `behaviour-status-changed`\)$/m);
+    expect(section).toMatch(/^- `resumeProject`: Answered 500, was 403: \d+ cases?, e\.g\. .* \(response, `behaviour-status-changed`\)$/m);
+    // No temporary file is left beside what was written.
+    expect([...snapshot().keys()].filter((f) => /\.release-\d+$/.test(f))).toEqual([]);
+    // The worktrees the behaviour diff made are gone.
+    expect((await git(['worktree', 'list'])).stdout.trim().split('\n')).toHaveLength(1);
+  }, 400_000);
+});
