@@ -51,6 +51,7 @@ describe('the spec lint (npm run lint:spec)', () => {
       execFileSync(redocly, ['lint', join(spec, 'openapi.yaml'), '--config', join(spec, 'redocly.yaml'), '--format', 'stylish'], {
         encoding: 'utf8',
         stdio: 'pipe',
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off' },
       });
     } catch (error) {
       const failure = error as { status: number; stdout: string; stderr: string };

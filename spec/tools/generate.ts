@@ -17,6 +17,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const generatedFlag = process.argv.indexOf('--generated');
 const generatedDir = (generatedFlag > 0 ? process.argv[generatedFlag + 1] : undefined) ?? join(root, 'generated');
 const redocly = join(root, 'node_modules', '.bin', 'redocly');
+/** Redocly's environment: no usage report leaves the machine. */
+const OFFLINE = { ...process.env, REDOCLY_TELEMETRY: 'off' };
 
 const check = process.argv.includes('--check');
 
@@ -79,6 +81,7 @@ async function build(): Promise<Map<string, string>> {
       const bundled = join(work, doc.json);
       execFileSync(redocly, ['bundle', join(root, doc.source), '--config', join(root, doc.config), '--ext', 'json', '--output', bundled], {
         stdio: ['ignore', 'ignore', 'pipe'],
+        env: OFFLINE,
       });
       const document: unknown = JSON.parse(readFileSync(bundled, 'utf8'));
       files.set(doc.json, `${JSON.stringify(document, null, 2)}\n`);
@@ -92,7 +95,10 @@ async function build(): Promise<Map<string, string>> {
           // The projection must lint as clean as the spec; npm test lints the committed file again.
           const projected = join(work, doc.acyclic);
           writeFileSync(projected, content);
-          execFileSync(redocly, ['lint', projected, '--config', join(root, doc.config), '--format', 'stylish'], { stdio: ['ignore', 'ignore', 'pipe'] });
+          execFileSync(redocly, ['lint', projected, '--config', join(root, doc.config), '--format', 'stylish'], {
+            stdio: ['ignore', 'ignore', 'pipe'],
+            env: OFFLINE,
+          });
         }
       }
       const ast = await openapiTS(new URL(`file://${bundled}`), { alphabetize: false });
