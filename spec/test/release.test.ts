@@ -8,6 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withRelease } from '../tools/release.ts';
 import { type Ran, run, tempRepo } from './temp-repo.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'release-'));
@@ -60,6 +61,25 @@ beforeAll(async () => {
   expect((await git(['commit', '--quiet', '-m', 'breaking changes'])).code).toBe(0);
 }, 120_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('the CHANGELOG a release writes', () => {
+  const intro = '# Changelog\n\nThe changes, newest first.\n\n';
+  const released = '## 0.1.0 - 2026-11-24\n\n### Safe\n\n- first\n';
+  it('puts the version above the last release, its graded changes first', () => {
+    expect(withRelease(`${intro}${released}`, '0.2.0', '2026-12-01', '### Breaking\n\n- gone\n')).toBe(
+      `${intro}## 0.2.0 - 2026-12-01\n\n### Breaking\n\n- gone\n\n${released}`,
+    );
+  });
+  it('takes in what stood under ## Unreleased, below the graded changes, and drops that heading', () => {
+    const unreleased = '## Unreleased\n\n### Mock (no change to the API contract)\n\n- faults\n\n';
+    expect(withRelease(`${intro}${unreleased}${released}`, '0.2.0', '2026-12-01', '### Breaking\n\n- gone\n')).toBe(
+      `${intro}## 0.2.0 - 2026-12-01\n\n### Breaking\n\n- gone\n\n### Mock (no change to the API contract)\n\n- faults\n\n${released}`,
+    );
+    expect(withRelease(`${intro}${unreleased}`, '0.1.0', '2026-11-24', '')).toBe(
+      `${intro}## 0.1.0 - 2026-11-24\n\n### Mock (no change to the API contract)\n\n- faults\n`,
+    );
+  });
+});
 
 describe('npm run release', () => {
   it('refuses a patch for a breaking change, naming the bump needed, and changes no file', async () => {

@@ -80,6 +80,21 @@ function generate(): Promise<Ran> {
 }
 
 /** The commit a release was made from (spec/releases/<version>.commit), if it was recorded. */
+/**
+ * The changelog with a section for `version` at the top: the graded changes, then what stood under `## Unreleased`
+ * (notes on the package's other parts, written as they landed), whose heading goes.
+ */
+export function withRelease(changelog: string, version: string, date: string, section: string): string {
+  const unreleased = /^## Unreleased[^\n]*\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(changelog);
+  const existing = unreleased ? changelog.replace(unreleased[0], '') : changelog;
+  const notes = unreleased?.[1]?.trim() ?? '';
+  const body = [section.trim(), notes].filter(Boolean).join('\n\n');
+  const at = existing.search(/^## /m);
+  const top = at < 0 ? `${existing.trimEnd()}\n\n` : existing.slice(0, at);
+  const tail = at < 0 ? '' : existing.slice(at);
+  return `${top}## ${version} - ${date}\n\n${body}\n\n${tail}`.replace(/\n{3,}/g, '\n\n').replace(/\n*$/, '\n');
+}
+
 function releaseCommit(version: string): string | undefined {
   const file = join(RELEASES, `${version}.commit`);
   const text = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
@@ -178,11 +193,7 @@ async function release(version: string, options: { behaviour: boolean }): Promis
     const head = await run('git', ['rev-parse', '--verify', '--quiet', 'HEAD'], ROOT);
     if (head.code === 0 && /^[0-9a-f]{40}$/.test(head.stdout.trim())) files.set(join(RELEASES, `${version}.commit`), `${head.stdout.trim()}\n`);
     const date = new Date().toISOString().slice(0, 10);
-    const existing = existsSync(CHANGELOG) ? readFileSync(CHANGELOG, 'utf8') : INTRO;
-    const at = existing.search(/^## /m);
-    const top = at < 0 ? `${existing.trimEnd()}\n\n` : existing.slice(0, at);
-    const tail = at < 0 ? '' : existing.slice(at);
-    files.set(CHANGELOG, `${top}## ${version} - ${date}\n\n${section.trimEnd()}\n\n${tail}`.replace(/\n{3,}/g, '\n\n').replace(/\n*$/, '\n'));
+    files.set(CHANGELOG, withRelease(existsSync(CHANGELOG) ? readFileSync(CHANGELOG, 'utf8') : INTRO, version, date, section));
     writeAll(files);
     process.stdout.write(`released ${version}: ${[...files.keys()].map((f) => relative(ROOT, f)).join(', ')}\n`);
   } finally {
