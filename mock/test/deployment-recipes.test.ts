@@ -12,7 +12,7 @@ import { COMMAND_PEERS, JSON_LOG_PEERS, METRICS_PEERS, REDIS_PEERS } from '../..
 import { isObject } from '../../spec/lib/openapi.ts';
 import { explain, ROOT, run } from '../../spec/test/run.ts';
 import { doc, RESUME, send } from './http.ts';
-import { freePort, redisMissing, startRedis, type RedisServer } from './redisServer.ts';
+import { freePort, ownClock, redisMissing, startRedis, type RedisServer } from './redisServer.ts';
 
 const README = readFileSync(join(ROOT, 'mock', 'README.md'), 'utf8');
 const missing = redisMissing() ?? (existsSync('/usr/bin/redis-cli') ? undefined : '/usr/bin/redis-cli is not installed');
@@ -30,7 +30,8 @@ const SECTION = 'Running it for an organisation';
 
 /** A process group started here, and everything it started: stopped together by its id. */
 function startGroup(command: string, args: string[], cwd: string, env: Record<string, string>): { child: ChildProcess; output(): string; stop(): void } {
-  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A recipe starts services of its own (redis-server among them): on the machine's clock, whatever the tests run on.
+  const child = spawn(command, args, { cwd, env: { ...ownClock(process.env), ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));

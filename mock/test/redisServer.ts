@@ -57,6 +57,15 @@ export type RedisServer = {
   stop(): Promise<void>;
 };
 
+/**
+ * The environment for a service the tests start but do not test: without a faked clock (libfaketime's LD_PRELOAD and
+ * FAKETIME settings, as a run of the suite on another day sets them), which is for the code under test and stalls
+ * redis-server's event loop.
+ */
+export function ownClock(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => name !== 'LD_PRELOAD' && !name.startsWith('FAKETIME')));
+}
+
 /** Starts redis-server on a free loopback port and waits until it answers PING. */
 export async function startRedis(): Promise<RedisServer> {
   if (!existsSync(REDIS_SERVER)) throw new Error(`${REDIS_SERVER} is not installed (Debian/Ubuntu: sudo apt-get install redis-server)`);
@@ -65,7 +74,10 @@ export async function startRedis(): Promise<RedisServer> {
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
   const start = async (): Promise<void> => {
-    const started = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+    const started = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+      stdio: 'ignore',
+      env: ownClock(process.env),
+    });
     child = started;
     exited = new Promise((resolve) => started.once('exit', () => resolve()));
     const deadline = Date.now() + 10_000;
