@@ -3,10 +3,11 @@
 // Every operation is one Lua script, so a scenario queued through one replica is consumed exactly `times` times across
 // all of them, however many requests arrive at once: `take` finds the first scenario of the operation, counts it down
 // and removes it at zero in one step. A reset or an eviction of the session drops the list with the session
-// (redis.ts, `drop`). Scenario ids come from the shared counter (P:counters, field `scenarios`).
+// (redisScripts.ts, `drop`). Scenario ids come from the shared counter (P:counters, field `scenarios`).
 import { isObject } from '../../spec/lib/openapi.ts';
 import { MAX_SCENARIOS } from './limits.ts';
-import type { RedisSessions, SessionScript } from './redis.ts';
+import type { SessionScript } from './redisScripts.ts';
+import type { RedisSessions } from './redisSessions.ts';
 import type { Scenario, ScenarioRequest, Scenarios } from './scenarios.ts';
 import { TooManyScenarios } from './scenarios.ts';
 import { StoreUnavailable } from './sessions.ts';
@@ -64,7 +65,7 @@ export class RedisScenarios implements Scenarios {
   readonly #sessions: Pick<RedisSessions, 'runScript'>;
   readonly #scripts: Record<keyof typeof BODIES, SessionScript>;
 
-  /** `sessionScript` is redis.ts's (passed in, so this module needs nothing of it while it loads). */
+  /** `sessionScript` is redisScripts.ts's (passed in, so this module needs nothing of it while it loads). */
   constructor(sessions: Pick<RedisSessions, 'runScript'>, sessionScript: (body: string) => SessionScript) {
     this.#sessions = sessions;
     this.#scripts = { add: sessionScript(BODIES.add), list: sessionScript(BODIES.list), clear: sessionScript(BODIES.clear), take: sessionScript(BODIES.take) };

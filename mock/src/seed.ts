@@ -118,24 +118,37 @@ function richText(text: string): string {
   return JSON.stringify({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text }] }] });
 }
 
-/** Builds a fresh default seed; every call returns new objects. */
-export function defaultSeed(): Seed {
-  const paused = example('Project', 'ResumeProjectResponse', 'project');
-  const closed = example('Project', 'ResumeClosedProjectResponse', 'project');
-  const achieved = example('Goal', 'CloseGoalResponse', 'goal');
-  const missed = example('Goal', 'CloseGoalMissedResponse', 'goal');
-  const { champion, reviewer } = paused;
-  const commenter = paused.contributors?.find((c) => c.access_level === 40)?.person;
-  if (!champion || !reviewer || !commenter || !paused.space || !paused.url)
-    throw new Error('the paused project example lacks a champion, reviewer, commenting contributor, space or url');
+/** The four records the seed is built around: the resume examples' projects and the close examples' goals. */
+type Examples = { paused: Project; closed: Project; achieved: Goal; missed: Goal };
 
-  const company = {
+/** The people of the seed: the paused project's champion, reviewer and commenter, and two people of the mock's own. */
+type SeedPeople = { people: PersonRow[]; alice: string; bob: string; carol: string; dan: PersonRow; erin: PersonRow };
+
+function examples(): Examples {
+  return {
+    paused: example('Project', 'ResumeProjectResponse', 'project'),
+    closed: example('Project', 'ResumeClosedProjectResponse', 'project'),
+    achieved: example('Goal', 'CloseGoalResponse', 'goal'),
+    missed: example('Goal', 'CloseGoalMissedResponse', 'goal'),
+  };
+}
+
+/** The company, named after the paused project's URL (its first path segment and its origin). */
+function seedCompany(url: string): State['company'] {
+  return {
     uuid: uuidFor('company'),
-    id: new URL(paused.url).pathname.split('/')[1] ?? '',
+    id: new URL(url).pathname.split('/')[1] ?? '',
     name: 'Northwind Labs',
     billing_read_only: false,
-    app_origin: new URL(paused.url).origin,
+    app_origin: new URL(url).origin,
   };
+}
+
+/** Alice (champion), Bob (reviewer) and Carol (commenter) from the paused project; Dan (no access) and Erin (suspended). */
+function seedPeople(paused: Project): SeedPeople {
+  const { champion, reviewer } = paused;
+  const commenter = paused.contributors?.find((c) => c.access_level === 40)?.person;
+  if (!champion || !reviewer || !commenter) throw new Error('the paused project example lacks a champion, reviewer, commenting contributor, space or url');
   const dan = personRow({
     id: `dan-miller-${shortId(uuidFor('dan'))}`,
     full_name: 'Dan Miller',
@@ -158,9 +171,11 @@ export function defaultSeed(): Seed {
   const people = [personRow(champion), personRow(reviewer), personRow(commenter), dan, erin];
   const [alice, bob, carol] = people.map((p) => p.uuid);
   if (!alice || !bob || !carol) throw new Error('unreachable');
+  return { people, alice, bob, carol, dan, erin };
+}
 
-  // The active project: the paused one's shape under another name, checked in a week before the examples' day.
-  const activeUuid = uuidFor('project website redesign');
+/** The active project: the paused one's shape under another name, checked in a week before the examples' day. */
+function activeProject(paused: Project, uuid: string): Project {
   const activeCheckIn = paused.last_check_in
     ? {
         ...paused.last_check_in,
@@ -172,9 +187,9 @@ export function defaultSeed(): Seed {
         description: richText('The design system is done; page templates are next.'),
       }
     : null;
-  const active: Project = {
+  return {
     ...structuredClone(paused),
-    id: `website-redesign-${shortId(activeUuid)}`,
+    id: `website-redesign-${shortId(uuid)}`,
     name: 'Website redesign',
     description: richText('A faster, clearer marketing site with the new pricing page.'),
     milestones: [],
@@ -184,82 +199,87 @@ export function defaultSeed(): Seed {
     last_check_in: activeCheckIn,
     inserted_at: '2025-04-07T09:30:00Z',
   };
+}
 
-  const state: State = {
-    company,
-    people,
-    spaces: [{ uuid: uuidOf(paused.space.id), name: paused.space.name, member_uuids: [alice, bob, erin.uuid] }],
-    projects: [
-      projectRow(paused, { stored_status: 'paused', next_check_in_scheduled_at: '2025-06-06T00:00:00Z', updated_at: '2025-05-30T16:12:00Z' }),
-      projectRow(active, { stored_status: 'active', next_check_in_scheduled_at: '2025-06-13T00:00:00Z', updated_at: '2025-06-06T15:00:00Z' }),
-      projectRow(closed, {
-        stored_status: 'closed',
-        next_check_in_scheduled_at: '2025-05-09T00:00:00Z',
-        updated_at: closed.closed_at ?? '2025-05-02T16:20:00Z',
-      }),
-    ],
-    goals: [
-      goalRow({ ...achieved, retrospective: null }, carol, {
-        closed_at: null,
-        closed_by_uuid: null,
-        success: null,
-        success_status: null,
-        updated_at: paused.goal?.updated_at ?? achieved.inserted_at ?? '',
-      }),
-      goalRow(missed, carol, {
-        closed_at: missed.closed_at,
-        closed_by_uuid: missed.closed_by ? uuidOf(missed.closed_by.id) : null,
-        success: 'no',
-        success_status: 'missed',
-        updated_at: missed.updated_at ?? '',
-      }),
-    ],
-    tokens: [],
-    activities: [],
-    comment_threads: [],
-    subscription_lists: [],
-    subscriptions: [],
-    notifications: (paused.notifications ?? []).map((n) => ({
-      id: n.id,
-      person_uuid: alice,
-      activity_id: null,
-      action: 'project_check_in_acknowledged',
-      project_uuid: uuidOf(paused.id),
-      goal_uuid: null,
-      read: false,
-      inserted_at: n.inserted_at,
-    })),
-  };
+/** The paused, active and closed projects, as the resume examples have them before the resume. */
+function seedProjects({ paused, closed }: Examples, active: Project): ProjectRow[] {
+  return [
+    projectRow(paused, { stored_status: 'paused', next_check_in_scheduled_at: '2025-06-06T00:00:00Z', updated_at: '2025-05-30T16:12:00Z' }),
+    projectRow(active, { stored_status: 'active', next_check_in_scheduled_at: '2025-06-13T00:00:00Z', updated_at: '2025-06-06T15:00:00Z' }),
+    projectRow(closed, {
+      stored_status: 'closed',
+      next_check_in_scheduled_at: '2025-05-09T00:00:00Z',
+      updated_at: closed.closed_at ?? '2025-05-02T16:20:00Z',
+    }),
+  ];
+}
 
-  // The closed goal's close, so its retrospective is rebuilt from the activity like any later close.
+/** The open goal (the achieved example before its close) and the closed one (the missed example), Carol commenting. */
+function seedGoals({ paused, achieved, missed }: Examples, carol: string): GoalRow[] {
+  return [
+    goalRow({ ...achieved, retrospective: null }, carol, {
+      closed_at: null,
+      closed_by_uuid: null,
+      success: null,
+      success_status: null,
+      updated_at: paused.goal?.updated_at ?? achieved.inserted_at ?? '',
+    }),
+    goalRow(missed, carol, {
+      closed_at: missed.closed_at,
+      closed_by_uuid: missed.closed_by ? uuidOf(missed.closed_by.id) : null,
+      success: 'no',
+      success_status: 'missed',
+      updated_at: missed.updated_at ?? '',
+    }),
+  ];
+}
+
+/** Alice's unread notifications, as the paused project example lists them. */
+function seedNotifications(paused: Project, alice: string): State['notifications'] {
+  return (paused.notifications ?? []).map((n) => ({
+    id: n.id,
+    person_uuid: alice,
+    activity_id: null,
+    action: 'project_check_in_acknowledged',
+    project_uuid: uuidOf(paused.id),
+    goal_uuid: null,
+    read: false,
+    inserted_at: n.inserted_at,
+  }));
+}
+
+/** The closed goal's close, so its retrospective is rebuilt from the activity like any later close. */
+function addClosedGoalHistory(state: State, missed: Goal): void {
   const retrospective = missed.retrospective;
-  if (retrospective && missed.closed_by) {
-    const activityId = uuidOf(retrospective.id);
-    const threadId = uuidFor('closed goal thread');
-    const listId = uuidFor('closed goal list');
-    const message: unknown = JSON.parse(retrospective.content);
-    if (!isObject(message)) throw new Error('the missed goal example retrospective is not a document');
-    state.activities.push({
-      id: activityId,
-      action: 'goal_closing',
-      author_uuid: uuidOf(missed.closed_by.id),
-      project_uuid: null,
-      goal_uuid: uuidOf(missed.id),
-      content: { company_id: company.uuid, space_id: state.spaces[0]?.uuid, goal_id: uuidOf(missed.id), success: 'no', success_status: 'missed' },
-      comment_thread_id: threadId,
-      inserted_at: retrospective.inserted_at,
-    });
-    state.comment_threads.push({
-      id: threadId,
-      parent_type: 'activity',
-      parent_id: activityId,
-      message,
-      subscription_list_id: listId,
-      inserted_at: retrospective.inserted_at,
-    });
-    state.subscription_lists.push({ id: listId, parent_type: 'comment_thread', parent_id: threadId, send_to_everyone: true });
-  }
+  if (!retrospective || !missed.closed_by) return;
+  const activityId = uuidOf(retrospective.id);
+  const threadId = uuidFor('closed goal thread');
+  const listId = uuidFor('closed goal list');
+  const message: unknown = JSON.parse(retrospective.content);
+  if (!isObject(message)) throw new Error('the missed goal example retrospective is not a document');
+  state.activities.push({
+    id: activityId,
+    action: 'goal_closing',
+    author_uuid: uuidOf(missed.closed_by.id),
+    project_uuid: null,
+    goal_uuid: uuidOf(missed.id),
+    content: { company_id: state.company.uuid, space_id: state.spaces[0]?.uuid, goal_id: uuidOf(missed.id), success: 'no', success_status: 'missed' },
+    comment_thread_id: threadId,
+    inserted_at: retrospective.inserted_at,
+  });
+  state.comment_threads.push({
+    id: threadId,
+    parent_type: 'activity',
+    parent_id: activityId,
+    message,
+    subscription_list_id: listId,
+    inserted_at: retrospective.inserted_at,
+  });
+  state.subscription_lists.push({ id: listId, parent_type: 'comment_thread', parent_id: threadId, send_to_everyone: true });
+}
 
+/** Each persona's token, raw (for the fixtures) and as the stored row (its hash, its person, read-only or not). */
+function seedTokens({ alice, carol, dan, erin }: SeedPeople): { tokens: Fixtures['tokens']; rows: State['tokens'] } {
   const owners: Record<Persona, { person: string; readOnly: boolean }> = {
     full_access: { person: alice, readOnly: false },
     read_only: { person: alice, readOnly: true },
@@ -268,10 +288,40 @@ export function defaultSeed(): Seed {
     suspended: { person: erin.uuid, readOnly: false },
   };
   const tokens = Object.fromEntries(PERSONAS.map((persona) => [persona, tokenFor(persona)])) as Fixtures['tokens'];
-  for (const persona of PERSONAS) {
-    const raw = tokens[persona];
-    state.tokens.push({ persona, sha256: toHex(hashToken(raw)), person_uuid: owners[persona].person, read_only: owners[persona].readOnly });
-  }
+  const rows = PERSONAS.map((persona) => ({
+    persona,
+    sha256: toHex(hashToken(tokens[persona])),
+    person_uuid: owners[persona].person,
+    read_only: owners[persona].readOnly,
+  }));
+  return { tokens, rows };
+}
+
+/** Builds a fresh default seed; every call returns new objects. */
+export function defaultSeed(): Seed {
+  const records = examples();
+  const { paused, closed, achieved, missed } = records;
+  if (!paused.space || !paused.url) throw new Error('the paused project example lacks a champion, reviewer, commenting contributor, space or url');
+  const company = seedCompany(paused.url);
+  const cast = seedPeople(paused);
+  const { people, alice, bob, carol, dan, erin } = cast;
+  const activeUuid = uuidFor('project website redesign');
+  const state: State = {
+    company,
+    people,
+    spaces: [{ uuid: uuidOf(paused.space.id), name: paused.space.name, member_uuids: [alice, bob, erin.uuid] }],
+    projects: seedProjects(records, activeProject(paused, activeUuid)),
+    goals: seedGoals(records, carol),
+    tokens: [],
+    activities: [],
+    comment_threads: [],
+    subscription_lists: [],
+    subscriptions: [],
+    notifications: seedNotifications(paused, alice),
+  };
+  addClosedGoalHistory(state, missed);
+  const { tokens, rows } = seedTokens(cast);
+  state.tokens.push(...rows);
 
   return {
     state,

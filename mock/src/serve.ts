@@ -153,13 +153,17 @@ export async function runMock(argv: string[], peers: ServerPeers = {}): Promise<
   if (!isLogFormat(logFormat)) bad.fail(`--log-format must be ${LOG_FORMATS.join(' or ')}, got "${logFormat}"`);
   const drainMs = args.values['drain-ms'] === undefined ? DEFAULT_DRAIN_MS : bad.integer(args.values['drain-ms'], '--drain-ms', 0, 600_000);
   const log: JsonLog | undefined = logFormat === 'json' ? await (await import('./requestLog.ts')).jsonLog() : undefined;
-  // --store: the sessions in Redis (mock/src/redis.ts, loaded only then), so several mock processes share one state.
+  // --store: the sessions in Redis (mock/src/redisSessions.ts, loaded only then), so several mock processes share one state.
   const store = args.values.store ?? (process.env['MOCK_STORE']?.trim() || undefined);
   let shared: string | undefined;
   let closeStore: (() => Promise<void>) | undefined;
   if (store === undefined && args.values['store-prefix'] !== undefined) bad.fail('--store-prefix needs --store (or MOCK_STORE)');
   if (store !== undefined) {
-    const [{ openRedisSessions }, { defaultSeed }, { storeOptionsOf }] = await Promise.all([import('./redis.ts'), import('./seed.ts'), import('./core.ts')]);
+    const [{ openRedisSessions }, { defaultSeed }, { storeOptionsOf }] = await Promise.all([
+      import('./redisSessions.ts'),
+      import('./seed.ts'),
+      import('./core.ts'),
+    ]);
     options.seed ??= defaultSeed();
     const redisOptions = {
       name: args.values.store === undefined ? 'MOCK_STORE' : '--store',

@@ -1,18 +1,15 @@
-// One session's data: its state (plain JSON rows), its event journal, and the two writes applied to them. It knows
-// nothing of HTTP or of where it is kept (sessions.ts keeps stores; writes.ts holds the rules; views.ts the
-// serialization; access.ts the permission checks). Operations answer with a value or a reason (not_found, forbidden,
-// failed) and change nothing when they fail.
-import { personRow, type Outcome } from './access.ts';
+// One session's data: its state (plain JSON rows) and its event journal. It knows nothing of HTTP, of where it is kept
+// (sessions.ts keeps stores) or of any one operation: a write (writes.ts, called by its handler) is applied through
+// the one entry point `apply`, and hands its rows to the store's commit. Writes answer with a value or a reason
+// (not_found, forbidden, failed) and change nothing when they fail.
+import { personRow } from './access.ts';
 import { newUuid } from './ids.ts';
 import { measureDocument } from './rules.ts';
 import { DEFAULT_SESSION_BYTES } from './limits.ts';
 import { mark } from './stages.ts';
 import { findToken, tokenRecords, type Principal, type TokenRecord } from './security.ts';
-import type { ActivityRow, Goal, NotificationRow, Project, State, SubscriptionRow } from './state.ts';
-import { closeGoal, resumeProject, type CloseInputs, type Discussion, type ResumeInputs, type WriteContext } from './writes.ts';
-
-export type { Outcome } from './access.ts';
-export type { CloseInputs, ResumeInputs } from './writes.ts';
+import type { ActivityRow, NotificationRow, State, SubscriptionRow } from './state.ts';
+import type { Discussion, Write } from './writes.ts';
 
 /** One write's side effects, as the event journal reports them. */
 export type WriteEvent = { seq: number; at: string; activity: ActivityRow; subscriptions: SubscriptionRow[]; recipients: string[]; send_to_everyone: boolean };
@@ -125,22 +122,18 @@ export class Store {
     return { personUuid: record.personUuid, readOnly: record.readOnly };
   }
 
-  resumeProject(principal: Principal, inputs: ResumeInputs): Outcome<{ project: Project; event: WriteEvent }> {
-    return resumeProject(this.#context(), principal, inputs);
-  }
-
-  closeGoal(principal: Principal, inputs: CloseInputs): Outcome<{ goal: Goal; event: WriteEvent }> {
-    return closeGoal(this.#context(), principal, inputs);
-  }
-
-  #context(): WriteContext<WriteEvent> {
-    return {
+  /**
+   * The one way a write reaches the store: runs it (writes.ts, e.g. `store.apply(resumeProject(principal, inputs))`)
+   * with the state, the clock, new ids and the commit that keeps its rows and journals it.
+   */
+  apply<T>(write: Write<WriteEvent, T>): T {
+    return write({
       state: this.state,
       now: this.#now(),
       newId: this.#newId,
       maxDocumentBytes: this.#maxBytes - ROW_BYTES,
       commit: (discussion, activity, recipients, about) => this.#commit(discussion, activity, recipients, about),
-    };
+    });
   }
 
   /** Keeps a write's rows, journals it, and trims the history tables. */

@@ -1,6 +1,8 @@
 // The two write operations with the real service's rules (RULES.md#state): what changes on the record,
-// who is subscribed and who would be notified. Everything is checked before anything changes, so a failure leaves the
-// state as it was; the rows are then handed to the store's commit (store.ts), which keeps them and journals the write.
+// who is subscribed and who would be notified. A handler builds its write here and applies it with `store.apply`
+// (store.ts), the store's one entry point, which holds no per-operation code. Everything is checked before anything
+// changes, so a failure leaves the state as it was; the rows are then handed to the commit in the write's context,
+// which keeps them and journals the write.
 import { isObject } from '../../spec/lib/openapi.ts';
 import type { OperationId, RequestBody } from '../../spec/lib/operations.ts';
 import { accessLevel, editable, fail, personRow, type Outcome } from './access.ts';
@@ -63,6 +65,9 @@ export type WriteContext<E> = {
   commit(discussion: Discussion, activity: ActivityRow, recipients: ReadonlyArray<string>, about: { project_uuid: string | null; goal_uuid: string | null }): E;
 };
 
+/** A write as the store applies it (Store.apply): given the store's context, its outcome. */
+export type Write<E, T> = (ctx: WriteContext<E>) => T;
+
 /**
  * Checks and builds the discussion of a write before anything is stored: the document must be a JSON object (the
  * thread's map column), every mention must decode, and every subscriber and mentioned person must exist (the
@@ -121,81 +126,91 @@ function visibleSubscribers(state: State, subscriptions: ReadonlyArray<Subscript
 }
 
 /** ProjectResuming: no state precondition; status becomes active and the next check-in moves to the coming Friday. */
-export function resumeProject<E>(ctx: WriteContext<E>, principal: Principal, inputs: ResumeInputs): Outcome<{ project: Project; event: E }> {
-  const { state, now } = ctx;
-  const found = editable(state, state.projects, inputs.project_id, principal, 'project');
-  if (!found.ok) return found;
-  const project = found.value;
-  const prepared = prepareDiscussion(ctx, principal, inputs.message, inputs.subscriber_ids ?? [], inputs.send_notifications_to_everyone ?? false);
-  if (!prepared.ok) return prepared;
+export const resumeProject =
+  (principal: Principal, inputs: ResumeInputs) =>
+  <E>(ctx: WriteContext<E>): Outcome<{ project: Project; event: E }> => {
+    const { state, now } = ctx;
+    const found = editable(state, state.projects, inputs.project_id, principal, 'project');
+    if (!found.ok) return found;
+    const project = found.value;
+    const prepared = prepareDiscussion(ctx, principal, inputs.message, inputs.subscriber_ids ?? [], inputs.send_notifications_to_everyone ?? false);
+    if (!prepared.ok) return prepared;
 
-  project.stored_status = 'active';
-  project.next_check_in_scheduled_at = nextWeeklyCheckIn(project.next_check_in_scheduled_at, now);
-  // One timestamp string for every column the write sets (the history keeps it alive once, not three times).
-  const at = prepared.value.at;
-  project.updated_at = at;
-  const activity: ActivityRow = {
-    id: ctx.newId(),
-    action: 'project_resuming',
-    author_uuid: principal.personUuid,
-    project_uuid: project.uuid,
-    goal_uuid: null,
-    content: { company_id: state.company.uuid, space_id: project.space_uuid, project_id: project.uuid },
-    comment_thread_id: prepared.value.threadId,
-    inserted_at: at,
+    project.stored_status = 'active';
+    project.next_check_in_scheduled_at = nextWeeklyCheckIn(project.next_check_in_scheduled_at, now);
+    // One timestamp string for every column the write sets (the history keeps it alive once, not three times).
+    const at = prepared.value.at;
+    project.updated_at = at;
+    const activity: ActivityRow = {
+      id: ctx.newId(),
+      action: 'project_resuming',
+      author_uuid: principal.personUuid,
+      project_uuid: project.uuid,
+      goal_uuid: null,
+      content: { company_id: state.company.uuid, space_id: project.space_uuid, project_id: project.uuid },
+      comment_thread_id: prepared.value.threadId,
+      inserted_at: at,
+    };
+    // Recipients: subscribers who can see the project, never the author; "everyone" adds nobody for resume.
+    const recipients = visibleSubscribers(
+      state,
+      prepared.value.subscriptions,
+      principal.personUuid,
+      (uuid) => accessLevel(state, uuid, project.access, project.space_uuid) >= ACCESS.view,
+    );
+    const event = ctx.commit(prepared.value, activity, recipients, { project_uuid: project.uuid, goal_uuid: null });
+    return { ok: true, value: { project: projectView(state, now, project, principal.personUuid, { nestGoal: true }), event } };
   };
-  // Recipients: subscribers who can see the project, never the author; "everyone" adds nobody for resume.
-  const recipients = visibleSubscribers(
-    state,
-    prepared.value.subscriptions,
-    principal.personUuid,
-    (uuid) => accessLevel(state, uuid, project.access, project.space_uuid) >= ACCESS.view,
-  );
-  const event = ctx.commit(prepared.value, activity, recipients, { project_uuid: project.uuid, goal_uuid: null });
-  return { ok: true, value: { project: projectView(state, now, project, principal.personUuid, { nestGoal: true }), event } };
-}
 
 /** GoalClosing: no state precondition; records the outcome and the closer, overwriting an earlier close. */
-export function closeGoal<E>(ctx: WriteContext<E>, principal: Principal, inputs: CloseInputs): Outcome<{ goal: Goal; event: E }> {
-  const { state, now } = ctx;
-  const found = editable(state, state.goals, inputs.goal_id, principal, 'goal');
-  if (!found.ok) return found;
-  const goal = found.value;
-  // The activity content requires `success`; Ecto treats a blank string as missing, so the insert fails.
-  if (inputs.success.trim() === '') return fail('failed', 'success is blank');
-  if (longerThan(inputs.success, MAX_SUCCESS_LENGTH))
-    return fail('failed', `success is longer than ${MAX_SUCCESS_LENGTH} characters (goals.success is varchar(255))`);
-  const everyone = inputs.send_notifications_to_everyone ?? false;
-  const prepared = prepareDiscussion(ctx, principal, inputs.retrospective, inputs.subscriber_ids ?? [], everyone);
-  if (!prepared.ok) return prepared;
+export const closeGoal =
+  (principal: Principal, inputs: CloseInputs) =>
+  <E>(ctx: WriteContext<E>): Outcome<{ goal: Goal; event: E }> => {
+    const { state, now } = ctx;
+    const found = editable(state, state.goals, inputs.goal_id, principal, 'goal');
+    if (!found.ok) return found;
+    const goal = found.value;
+    // The activity content requires `success`; Ecto treats a blank string as missing, so the insert fails.
+    if (inputs.success.trim() === '') return fail('failed', 'success is blank');
+    if (longerThan(inputs.success, MAX_SUCCESS_LENGTH))
+      return fail('failed', `success is longer than ${MAX_SUCCESS_LENGTH} characters (goals.success is varchar(255))`);
+    const everyone = inputs.send_notifications_to_everyone ?? false;
+    const prepared = prepareDiscussion(ctx, principal, inputs.retrospective, inputs.subscriber_ids ?? [], everyone);
+    if (!prepared.ok) return prepared;
 
-  const at = prepared.value.at;
-  goal.closed_at = at;
-  goal.closed_by_uuid = principal.personUuid;
-  goal.success = inputs.success;
-  goal.success_status = inputs.success_status;
-  goal.updated_at = at;
-  const activity: ActivityRow = {
-    id: ctx.newId(),
-    action: 'goal_closing',
-    author_uuid: principal.personUuid,
-    project_uuid: null,
-    goal_uuid: goal.uuid,
-    content: { company_id: state.company.uuid, space_id: goal.space_uuid, goal_id: goal.uuid, success: inputs.success, success_status: inputs.success_status },
-    comment_thread_id: prepared.value.threadId,
-    inserted_at: at,
+    const at = prepared.value.at;
+    goal.closed_at = at;
+    goal.closed_by_uuid = principal.personUuid;
+    goal.success = inputs.success;
+    goal.success_status = inputs.success_status;
+    goal.updated_at = at;
+    const activity: ActivityRow = {
+      id: ctx.newId(),
+      action: 'goal_closing',
+      author_uuid: principal.personUuid,
+      project_uuid: null,
+      goal_uuid: goal.uuid,
+      content: {
+        company_id: state.company.uuid,
+        space_id: goal.space_uuid,
+        goal_id: goal.uuid,
+        success: inputs.success,
+        success_status: inputs.success_status,
+      },
+      comment_thread_id: prepared.value.threadId,
+      inserted_at: at,
+    };
+    // Recipients: with "everyone", every member of the goal's space, plus subscribers who can see the goal; never
+    // the author. The real job inner-joins the space members, so a space without members notifies nobody.
+    const space = state.spaces.find((s) => s.uuid === goal.space_uuid);
+    const members = space?.member_uuids ?? [];
+    const canSee = (uuid: string): boolean => accessLevel(state, uuid, goal.access, goal.space_uuid) >= ACCESS.view;
+    let recipients: string[] = [];
+    if (members.length > 0) {
+      const fromSubscribers = visibleSubscribers(state, prepared.value.subscriptions, principal.personUuid, canSee);
+      const fromSpace = everyone ? members.filter((uuid) => uuid !== principal.personUuid && personRow(state, uuid)?.suspended === false) : [];
+      recipients = [...new Set([...fromSpace, ...fromSubscribers])];
+    }
+    const event = ctx.commit(prepared.value, activity, recipients, { project_uuid: null, goal_uuid: goal.uuid });
+    return { ok: true, value: { goal: goalView(state, now, goal, principal.personUuid, { nestProjects: true }), event } };
   };
-  // Recipients: with "everyone", every member of the goal's space, plus subscribers who can see the goal; never
-  // the author. The real job inner-joins the space members, so a space without members notifies nobody.
-  const space = state.spaces.find((s) => s.uuid === goal.space_uuid);
-  const members = space?.member_uuids ?? [];
-  const canSee = (uuid: string): boolean => accessLevel(state, uuid, goal.access, goal.space_uuid) >= ACCESS.view;
-  let recipients: string[] = [];
-  if (members.length > 0) {
-    const fromSubscribers = visibleSubscribers(state, prepared.value.subscriptions, principal.personUuid, canSee);
-    const fromSpace = everyone ? members.filter((uuid) => uuid !== principal.personUuid && personRow(state, uuid)?.suspended === false) : [];
-    recipients = [...new Set([...fromSpace, ...fromSubscribers])];
-  }
-  const event = ctx.commit(prepared.value, activity, recipients, { project_uuid: null, goal_uuid: goal.uuid });
-  return { ok: true, value: { goal: goalView(state, now, goal, principal.personUuid, { nestProjects: true }), event } };
-}

@@ -230,16 +230,19 @@ describe('bounded history (a shared mock runs for weeks)', () => {
   it('keeps at most historyLimit rows per history table and the last events, dropping the oldest', async () => {
     const { Store } = await import('../src/store.ts');
     const { defaultSeed } = await import('../src/seed.ts');
+    const { resumeProject } = await import('../src/writes.ts');
     const seed = defaultSeed();
     const store = new Store(structuredClone(seed.state), { now: () => new Date('2025-06-18T10:00:00Z'), historyLimit: 10 });
     const principal = { personUuid: seed.fixtures.people['full_access'] ?? '', readOnly: false };
     const projectId = seed.fixtures.projects['paused'] ?? '';
     for (let i = 0; i < 25; i++) {
-      const outcome = store.resumeProject(principal, {
-        project_id: projectId,
-        message: { type: 'doc', content: [] },
-        subscriber_ids: [seed.fixtures.people['reviewer'] ?? null],
-      });
+      const outcome = store.apply(
+        resumeProject(principal, {
+          project_id: projectId,
+          message: { type: 'doc', content: [] },
+          subscriber_ids: [seed.fixtures.people['reviewer'] ?? null],
+        }),
+      );
       expect(outcome.ok).toBe(true);
     }
     // The limit, give or take a tenth (trimmed in batches).
