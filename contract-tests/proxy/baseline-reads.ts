@@ -7,7 +7,7 @@ import { firstHeader, tokenOf } from '../lib/predict.ts';
 import type { RecordMemory } from '../lib/memory.ts';
 import { operationModels } from '../lib/profiles.ts';
 import { MOCK_SESSION_HEADER } from '../lib/target.ts';
-import { violation } from '../lib/violations.ts';
+import { violation } from '../../spec/lib/violations.ts';
 import { readBounded, type Bounds } from './body.ts';
 import type { FiledViolation } from './check.ts';
 import { endToEnd } from './end-to-end.ts';

@@ -3,12 +3,13 @@
 // every secret (lib/mask.ts) and kept in the log (log.ts), then handed to `onViolation`. Each filing returns how many
 // errors the answer's X-Contract-Violations header counts.
 import { texts } from '../../spec/lib/messages.ts';
-import { mediaTypeOf } from '../lib/conformance.ts';
+import { mediaTypeOf } from '../../spec/lib/conformance.ts';
 import type { RequestIds } from '../lib/headers.ts';
 import { createMasker } from '../lib/mask.ts';
 import type { RecordMemory } from '../lib/memory.ts';
 import { firstHeader, tokenOf, type RawRequest } from '../lib/predict.ts';
-import { excerpt, violation } from '../lib/violations.ts';
+import { excerpt } from '../lib/contract-failure.ts';
+import { violation } from '../../spec/lib/violations.ts';
 import { checkExchange, type FiledViolation, type Received } from './check.ts';
 import type { TokenKnowledge } from './knowledge.ts';
 import type { Entry, ViolationLog } from './log.ts';
@@ -74,14 +75,7 @@ export function createFiling(context: FilingContext): Filing {
     return logged(request, { ...received, body: received.body.subarray(0, 300) }, checked.operationId, [reason], [v], checked.prediction.rule).count;
   }
 
-  function logged(
-    request: RawRequest,
-    received: Received | undefined,
-    operationId: string,
-    rules: Parameters<ViolationLog['record']>[1],
-    violations: ReadonlyArray<FiledViolation>,
-    expected: string,
-  ): Filed {
+  const logged: Filing['logged'] = (request, received, operationId, rules, violations, expected) => {
     const errors = violations.filter((v) => v.severity === 'error').length;
     // Only an exchange that broke the contract is described (and kept): the rest is counted. Whatever it says that
     // came from the target goes through the one masker (lib/mask.ts): every token the run holds, in any form.
@@ -105,7 +99,7 @@ export function createFiling(context: FilingContext): Filing {
     });
     if (entry) context.onViolation?.(entry);
     return { count: errors, entry };
-  }
+  };
 
   /** A token the file does not name, answered with the read-only 403 or a 401 after the inputs passed, stays so. */
   function learn(request: RawRequest, received: Received, stage: string, known: boolean): void {

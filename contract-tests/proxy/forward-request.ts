@@ -5,7 +5,7 @@
 // unchecked; no answer within --timeout is a 504 and a violation; a target that cannot be reached is a 502.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RawRequest } from '../lib/predict.ts';
-import { violation } from '../lib/violations.ts';
+import { violation } from '../../spec/lib/violations.ts';
 import { checkExchange, type FiledViolation } from './check.ts';
 import { endToEnd, flat } from './end-to-end.ts';
 import { passAnswer, type Exchange, type ForwardContext } from './pass-answer.ts';

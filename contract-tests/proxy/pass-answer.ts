@@ -3,7 +3,7 @@
 // A larger answer streams through unchecked and is one violation; a client that reads slowly pauses the target.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RawRequest } from '../lib/predict.ts';
-import { violation } from '../lib/violations.ts';
+import { violation } from '../../spec/lib/violations.ts';
 import { decodeBody } from './body.ts';
 import { checkExchange, type FiledViolation, type Received } from './check.ts';
 import { endToEnd, flat, lowerJoined } from './end-to-end.ts';
