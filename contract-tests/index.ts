@@ -2,8 +2,9 @@
 // QA's) checks one response with, the suite's configuration, and the suite itself as a function.
 //   import { checkResponse, formatViolation } from 'service-external-api/contract';
 //   checkResponse('resumeProject', { status, headers, text }) → Violation[] (empty when the response keeps the contract)
-export { checkResponse, mediaTypeOf, type ResponseLike } from './lib/conformance.ts';
-export { errorsOf, formatLocation, formatViolation, warningsOf, type Severity, type Violation } from './lib/violations.ts';
+export { checkResponse } from './lib/check-response.ts';
+export { mediaTypeOf, type ResponseLike } from '../spec/lib/conformance.ts';
+export { errorsOf, formatLocation, formatViolation, warningsOf, type Severity, type Violation } from '../spec/lib/violations.ts';
 export { ConfigError, knownVariables, readConfig, recordVariable, tokenVariable, type ContractConfig } from './lib/env.ts';
 
 /**

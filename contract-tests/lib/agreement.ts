@@ -6,7 +6,7 @@
 // (RULES.md#agreement); and every timestamp, at any depth, has production's form (RULES.md#timestamps). The suite's own reading of production's rules, written apart from the mock's on purpose.
 import { isObject, loadDocument, pointerTo, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
 import { sameRecord, shortIdIn, slugOf } from './id-model.ts';
-import { violation, type Violation } from './violations.ts';
+import { violation, type Violation } from '../../spec/lib/violations.ts';
 
 /** Records whose id is `<slug of this field>-<short id>` (paths.ex). */
 const LABELLED: Readonly<Record<string, string>> = {

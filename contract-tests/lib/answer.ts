@@ -6,7 +6,7 @@ import { agreementRules, serverDay } from './agreement.ts';
 import type { Coverage } from './coverage.ts';
 import type { RecordMemory } from './memory.ts';
 import type { OperationId } from './profiles.ts';
-import type { Violation } from './violations.ts';
+import type { Violation } from '../../spec/lib/violations.ts';
 import { writeAgainRules } from './write-again.ts';
 
 export type AnswerContext = {

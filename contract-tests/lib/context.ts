@@ -2,7 +2,7 @@
 // test leaves for the reporter (its warnings, the property seed, what it failed on). Types only.
 import type { CoverageData } from './coverage.ts';
 import type { ResolvedTarget } from './target.ts';
-import type { Violation } from './violations.ts';
+import type { Violation } from '../../spec/lib/violations.ts';
 
 declare module 'vitest' {
   interface ProvidedContext {

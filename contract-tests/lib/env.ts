@@ -5,7 +5,7 @@
 // one is a ConfigError whose message is one line naming it (run.ts exits 2 with it).
 import { GOAL_STORIES, PERSONAS, PROJECT_STORIES } from '../../generated/mock-fixtures.ts';
 import { pointerTo } from '../../spec/lib/openapi.ts';
-import { specValidator } from './validator.ts';
+import { specValidator } from '../../spec/lib/ajv.ts';
 
 /** The personas a run can be given tokens of: the fixtures' (generated from mock/openapi.yaml's Fixtures schema). */
 export { PERSONAS };

@@ -6,7 +6,8 @@ import { contentTypes, messages } from '../../spec/lib/messages.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
 import type { ApiResponse } from './client.ts';
 import { responseExample, responseExampleText, type OperationModel } from './profiles.ts';
-import { excerpt, violation, type Violation } from './violations.ts';
+import { excerpt } from './contract-failure.ts';
+import { violation, type Violation } from '../../spec/lib/violations.ts';
 
 type ExpectedBody = { kind: 'text'; text: string } | { kind: 'json'; value: unknown } | { kind: 'schema' };
 /**

@@ -1,5 +1,5 @@
 // What a contract test uses: the resolved target, requests built from an operation model, and `check`, which sends
-// one request, collects the spec violations (conformance.ts), production's expected answer (expected.ts), the rules
+// one request, collects the spec violations (check-response.ts), production's expected answer (expected.ts), the rules
 // every 200 answer keeps (answer.ts: fields that agree, what the write leaves alone) and the test's own rules, records
 // the warnings and the coverage for the report, and fails with everything at once.
 import { inject, type TestContext } from 'vitest';
@@ -7,7 +7,8 @@ import type {} from './context.ts';
 import { answerRules } from './answer.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { createClient, RequestTimeout, TransportError, type ApiRequest, type ApiResponse, type Client, type Exchange } from './client.ts';
-import { checkResponse, mediaTypeOf } from './conformance.ts';
+import { checkResponse } from './check-response.ts';
+import { mediaTypeOf } from '../../spec/lib/conformance.ts';
 import { PERSONAS, recordVariable, tokenVariable, type Persona, type RecordGroup, type RecordStory } from './env.ts';
 import { Coverage } from './coverage.ts';
 import { compare, type Expectation, withoutExcusedMediaType } from './expected.ts';
@@ -17,7 +18,8 @@ import { RecordMemory } from './memory.ts';
 import type { OperationModel } from './profiles.ts';
 import { CALLER_FIELDS } from './state-rules.ts';
 import { MOCK_SESSION_HEADER, probeRequest, resetMock, type ResolvedTarget } from './target.ts';
-import { ContractFailure, errorsOf, excerpt, formatViolation, violation, warningsOf, type Violation } from './violations.ts';
+import { ContractFailure, excerpt } from './contract-failure.ts';
+import { errorsOf, formatViolation, violation, warningsOf, type Violation } from '../../spec/lib/violations.ts';
 
 export type Target = ResolvedTarget & { client: Client };
 

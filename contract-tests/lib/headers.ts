@@ -1,9 +1,9 @@
 // The rules every answer's headers keep, whatever its status (RULES.md#headers): the suite applies them to each
 // exchange it sends, the validation proxy to each one it forwards. What the spec documents per status (the
-// Cache-Control value, the form of an x-request-id) is the spec's check (conformance.ts); these are the rules across
+// Cache-Control value, the form of an x-request-id) is the spec's check (spec/lib/conformance.ts); these are the rules across
 // answers and across headers: a fresh request id per answer, no answer a shared cache may store, no authentication
 // challenge, one copy of each header production sends once.
-import { violation, type Violation } from './violations.ts';
+import { violation, type Violation } from '../../spec/lib/violations.ts';
 
 /** Headers production sends at most once per answer (a repeat is another server's doing: RULES.md#headers). */
 const SINGLE = ['content-type', 'cache-control', 'x-request-id'] as const;

@@ -8,7 +8,7 @@ import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
 import { decodeId } from './id-model.ts';
 import type { OperationId } from './profiles.ts';
 import { WRITES } from './state-rules.ts';
-import { violation, type Violation } from './violations.ts';
+import { violation, type Violation } from '../../spec/lib/violations.ts';
 
 /** The fields each record type's write may change, by `__typename`. */
 const CHANGES_OF_TYPE: ReadonlyMap<string, ReadonlySet<string>> = new Map(Object.values(WRITES).map((w) => [w.record, new Set<string>(w.changes)]));

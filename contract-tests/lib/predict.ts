@@ -11,7 +11,7 @@ import { answers, either, messages, one, success, type Answers, type Expectation
 import { inputVerdict, unknownFieldAnswer } from './inputs.ts';
 import { rightsOf } from './personas.ts';
 import { operationModels, type OperationModel } from './profiles.ts';
-import { specValidator } from './validator.ts';
+import { specValidator } from '../../spec/lib/ajv.ts';
 
 /** A request as it went over the wire. */
 export type RawRequest = {

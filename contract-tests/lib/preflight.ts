@@ -3,7 +3,7 @@
 // not this API (exit 2), and a token the server refuses (the run goes on; the first line and the summary name the
 // variable). Sends only requests a correct server answers without changing anything: `{}` to each operation.
 import { createClient, RequestTimeout, TransportError, type ApiRequest, type ApiResponse } from './client.ts';
-import { mediaTypeOf } from './conformance.ts';
+import { mediaTypeOf } from '../../spec/lib/conformance.ts';
 import { texts } from '../../spec/lib/messages.ts';
 import { PERSONAS, tokenVariable, type ContractConfig, type Persona } from './env.ts';
 import { rightsOf } from './personas.ts';

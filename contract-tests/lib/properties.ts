@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { TestContext } from 'vitest';
 import type {} from './context.ts';
 import type { Contract } from './harness.ts';
-import { ContractFailure } from './violations.ts';
+import { ContractFailure } from './contract-failure.ts';
 
 let chosen: number | undefined;
 /** The seed of this run, the same for every property: CONTRACT_SEED when given, else a fresh one (reported either way). */

@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path';
 import type { Reporter, SerializedError, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
 import { Coverage } from './coverage.ts';
 import { operationModels } from './profiles.ts';
-import { formatLocation, type Violation } from './violations.ts';
+import { formatLocation, type Violation } from '../../spec/lib/violations.ts';
 import type {} from './context.ts';
 
 export type Counts = { passed: number; failed: number; skipped: number };

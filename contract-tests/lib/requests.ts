@@ -5,7 +5,7 @@
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
 import { formatErrors } from '../../spec/lib/ajv.ts';
 import { operationModel, type OperationId, type OperationModel, type RequestBody } from './profiles.ts';
-import { specValidator as schemas } from './validator.ts';
+import { specValidator as schemas } from '../../spec/lib/ajv.ts';
 
 /** The schema errors of a request body ('' when the spec accepts it). */
 function requestViolations(model: OperationModel, value: unknown): string {

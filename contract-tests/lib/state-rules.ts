@@ -4,7 +4,7 @@ import { isObject } from '../../spec/lib/openapi.ts';
 import type { Exchange } from './client.ts';
 import type { OperationId } from './profiles.ts';
 import { sameRecord } from './id-model.ts';
-import { violation, type Violation } from './violations.ts';
+import { violation, type Violation } from '../../spec/lib/violations.ts';
 
 type Json = Record<string, unknown>;
 

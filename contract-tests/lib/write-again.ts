@@ -6,7 +6,7 @@
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
 import { serverDay } from './agreement.ts';
 import type { OperationId } from './profiles.ts';
-import { violation, type Violation } from './violations.ts';
+import { violation, type Violation } from '../../spec/lib/violations.ts';
 
 const DAY_MS = 86_400_000;
 const FRIDAY = 5;

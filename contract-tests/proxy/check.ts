@@ -1,4 +1,4 @@
-// One exchange through the proxy, checked by the suite's own core: the spec (conformance.ts checkResponse: status,
+// One exchange through the proxy, checked by the suite's own core: the spec (check-response.ts checkResponse: status,
 // media type, body schema, documented headers), production's answer to this request as far as the request decides
 // it (predict.ts, with expected.ts's compare), and on a 200 the state rules (rules.ts), the caller's included when
 // the --tokens file names the person, the fields that agree and what the write leaves alone (answer.ts, with the
@@ -7,13 +7,13 @@
 import { texts } from '../../spec/lib/messages.ts';
 import { answerRules, type AnswerContext } from '../lib/answer.ts';
 import type { ApiRequest, ApiResponse } from '../lib/client.ts';
-import { checkResponse } from '../lib/conformance.ts';
+import { checkResponse } from '../lib/check-response.ts';
 import { compare, withoutExcusedMediaType } from '../lib/expected.ts';
 import { headerRules, type RequestIds } from '../lib/headers.ts';
 import type { Exchange } from '../lib/client.ts';
 import { firstHeader, predict, type Knowledge, type Prediction, type RawRequest, type Stage } from '../lib/predict.ts';
 import { CALLER_FIELDS, STATE_RULES } from '../lib/state-rules.ts';
-import { violation, type Violation } from '../lib/violations.ts';
+import { violation, type Violation } from '../../spec/lib/violations.ts';
 
 /** The rules the proxy checks, in the order reports list them. */
 export const RULES = {

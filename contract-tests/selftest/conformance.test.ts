@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { texts } from '../../spec/lib/messages.ts';
 import { isObject, loadDocument, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
-import { checkResponse } from '../lib/conformance.ts';
-import { formatLocation, type Violation } from '../lib/violations.ts';
+import { checkResponse } from '../lib/check-response.ts';
+import { formatLocation, type Violation } from '../../spec/lib/violations.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 type Headers = Record<string, string>;

@@ -6,7 +6,7 @@ import { contract, resetTarget } from '../lib/harness.ts';
 import { operationModel } from '../lib/profiles.ts';
 import { build } from '../lib/requests.ts';
 import { closeRules } from '../lib/state-rules.ts';
-import { violation } from '../lib/violations.ts';
+import { violation } from '../../spec/lib/violations.ts';
 
 const op = operationModel('closeGoal');
 const full = { persona: 'full_access' } as const;

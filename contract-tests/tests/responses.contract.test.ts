@@ -7,7 +7,7 @@ import { contract } from '../lib/harness.ts';
 import { operationModels, PROFILES } from '../lib/profiles.ts';
 import { baseBody } from '../lib/requests.ts';
 import { STATE_RULES } from '../lib/state-rules.ts';
-import { violation } from '../lib/violations.ts';
+import { violation } from '../../spec/lib/violations.ts';
 
 for (const op of operationModels()) {
   const story = PROFILES[op.operationId].target;

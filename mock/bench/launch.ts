@@ -1,5 +1,9 @@
-// How `npm start` runs the mock, for the tools that start it the same way (the bench, the soak).
+// How `npm start` runs the mock, for the tools that start it the same way (the bench, the soak), and from where.
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The package's root: the bench's children run there. */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The file `npm start` runs: the mock command's entry. */
 export const MOCK_MAIN = 'cli/mock.cjs';

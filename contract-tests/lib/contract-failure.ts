@@ -1,8 +1,6 @@
-// Violations are values (spec/lib/violations.ts, shared with the mock and the fuzzers); what the suite adds: the
+// What the suite adds to the violations of spec/lib/violations.ts (values, shared with the mock and the fuzzers): the
 // failure a contract test throws, and how a body is shown in it.
 import type { Violation } from '../../spec/lib/violations.ts';
-
-export { errorsOf, formatLocation, formatViolation, violation, warningsOf, type Severity, type Violation } from '../../spec/lib/violations.ts';
 
 /** What a failed contract test throws: its message is what QA reads (rule, request as curl, response, violations). */
 export class ContractFailure extends Error {
