@@ -65,11 +65,13 @@ export function buildDocs(output: string = DOCS_PAGE): string {
     );
   }
 
-  // The try-it panels load after the reference: the script is the page's last element and waits for `load`.
+  // The try-it panels load after the reference: the script is the page's last element and waits for `load`. The
+  // replacements are functions: a minified script may hold `$&` or `$'`, which a replacement string would expand.
+  const script = tryItScript();
   const html = readFileSync(output, 'utf8')
     .replace(REMOTE_IMAGES, BADGE)
-    .replace('</head>', `${WRAP_CODE}</head>`)
-    .replace(/<\/body>(?![\s\S]*<\/body>)/, `<script>${tryItScript()}</script></body>`);
+    .replace('</head>', () => `${WRAP_CODE}</head>`)
+    .replace(/<\/body>(?![\s\S]*<\/body>)/, () => `<script>${script}</script></body>`);
   writeFileSync(output, html);
 
   const operations = generateSamples(loadDocument()).map((s) => `${s.operationId} (${s.examples.length} examples)`);
