@@ -26,8 +26,8 @@ export function answerRules(
   const { memory, coverage, scope } = context;
   const agreement = agreementRules(json, serverDay(headers));
   coverage.rule(operationId, 'agreement');
-  const left = memory.observe(scope, operationId, json);
+  const left = memory.observe(scope, operationId, json, Date.parse(headers['date'] ?? ''));
   coverage.rule(operationId, 'left-alone', left.skipped);
   coverage.rule(operationId, 'write-again', left.previous ? undefined : (left.skipped ?? 'no earlier answer for this record'));
-  return [...agreement, ...left.violations, ...writeAgainRules(operationId, left.previous, json, headers)];
+  return [...agreement, ...left.violations, ...writeAgainRules(operationId, left.previous, json, headers, left.previousAnsweredAt)];
 }

@@ -17,13 +17,14 @@ const NOTHING: ReadonlySet<string> = new Set();
 const REPORTED = 8;
 
 type Path = Array<string | number>;
-type Remembered = { seq: number; record: JsonObject };
+/** A record as an answer showed it, and when that answer was sent by the server's clock (its Date header), if known. */
+type Remembered = { seq: number; record: JsonObject; answeredAt?: number };
 
 /**
  * What `observe` found: the violations, or why the rule could not run on this answer; and the record as the previous
  * answer showed it (the state before this write, for the rules that compute from it: write-again.ts).
  */
-export type Observed = { violations: Violation[]; skipped?: string; previous?: JsonObject };
+export type Observed = { violations: Violation[]; skipped?: string; previous?: JsonObject; previousAnsweredAt?: number };
 
 const shown = (value: unknown): string => {
   const text = JSON.stringify(value) ?? 'absent';
@@ -69,9 +70,10 @@ export class RecordMemory {
 
   /**
    * Checks a 200 answer of a write against the previous answer of the same record in the same scope, then remembers
-   * it. `body` is the parsed answer (`{"project": …}`); a body without the record is not judged here.
+   * it. `body` is the parsed answer (`{"project": …}`); a body without the record is not judged here. `answeredAt`: when
+   * the server sent this answer (its Date header, ms), which bounds from below when the next write of the record ran.
    */
-  observe(scope: string, operationId: OperationId, body: unknown): Observed {
+  observe(scope: string, operationId: OperationId, body: unknown, answeredAt?: number): Observed {
     const write = WRITES[operationId];
     const record = isObject(body) ? body[write.record] : undefined;
     const uuid = uuidOf(record);
@@ -80,7 +82,7 @@ export class RecordMemory {
     const seq = ++this.#seq;
     this.#remember(this.#writes, key, seq);
     const previous = this.#answers.get(key);
-    this.#remember(this.#answers, key, { seq, record });
+    this.#remember(this.#answers, key, answeredAt === undefined || Number.isNaN(answeredAt) ? { seq, record } : { seq, record, answeredAt });
     if (!previous) return { violations: [], skipped: `the first answer for this ${write.record} (nothing earlier to compare with)` };
 
     const found: Array<{ at: Path; before: unknown; after: unknown }> = [];
@@ -126,7 +128,9 @@ export class RecordMemory {
           `and ${found.length - REPORTED} more fields changed that ${write.verb} leaves alone (RULES.md#left-alone)`,
         ),
       );
-    return { violations, previous: previous.record };
+    return previous.answeredAt === undefined
+      ? { violations, previous: previous.record }
+      : { violations, previous: previous.record, previousAnsweredAt: previous.answeredAt };
   }
 
   /**

@@ -51,19 +51,20 @@ function resumeAgain(previous: JsonObject, project: JsonObject, headers: Headers
   ];
 }
 
-function closeAgain(previous: JsonObject, goal: JsonObject, headers: Headers): Violation[] {
+function closeAgain(previous: JsonObject, goal: JsonObject, previousAnsweredAt: number | undefined): Violation[] {
   const before = previous['closed_at'];
   if (typeof before !== 'string') return [];
   const out: Violation[] = [];
   const closedAt = goal['closed_at'];
-  const now = Date.parse(headers['date'] ?? '');
-  // The Date header has whole seconds: a second close within the first one's second may keep the same time.
-  if (typeof closedAt === 'string' && !Number.isNaN(now) && now > Date.parse(before) && closedAt === before)
+  // This close ran after the previous answer was sent (its Date, whole seconds): when that Date is already a later
+  // second than the first close's time, this close's time is later still. This answer's own Date proves nothing: the
+  // server may write in one second and answer in the next (or after a delay), and a same-second close may keep the time.
+  if (typeof closedAt === 'string' && previousAnsweredAt !== undefined && previousAnsweredAt > Date.parse(before) && closedAt === before)
     out.push(
       violation(
         ['response', 'body', 'goal', 'closed_at'],
         'write.close-again',
-        `closing a closed goal again overwrites closed_at with the new time (RULES.md#state-close), but it is still the first close's ${before} at ${iso(now)} (the server's Date)`,
+        `closing a closed goal again overwrites closed_at with the new time (RULES.md#state-close), but it is still the first close's ${before}, although the answer before this close was sent at ${iso(previousAnsweredAt)} (the server's Date)`,
       ),
     );
   const oldRetrospective = previous['retrospective'];
@@ -90,13 +91,22 @@ function closeAgain(previous: JsonObject, goal: JsonObject, headers: Headers): V
   return out;
 }
 
-/** The rules of a write's answer against the same record's previous answer (`previous`; nothing without one). */
-export function writeAgainRules(operationId: OperationId, previous: JsonObject | undefined, body: unknown, headers: Headers): Violation[] {
+/**
+ * The rules of a write's answer against the same record's previous answer (`previous`; nothing without one), sent at
+ * `previousAnsweredAt` (its Date header, ms) when known.
+ */
+export function writeAgainRules(
+  operationId: OperationId,
+  previous: JsonObject | undefined,
+  body: unknown,
+  headers: Headers,
+  previousAnsweredAt?: number,
+): Violation[] {
   if (!previous || !isObject(body)) return [];
   if (operationId === 'resumeProject') {
     const project = body['project'];
     return isObject(project) ? resumeAgain(previous, project, headers) : [];
   }
   const goal = body['goal'];
-  return isObject(goal) ? closeAgain(previous, goal, headers) : [];
+  return isObject(goal) ? closeAgain(previous, goal, previousAnsweredAt) : [];
 }

@@ -129,8 +129,16 @@ describe('what a write computes from the state before it', () => {
     const headers = { date: new Date(WEDNESDAY + 3_600_000).toUTCString() };
     const previous = { closed_at: '2026-01-07T00:30:00Z', retrospective: { id: 'first', acknowledged_at: null } };
     const fresh = { closed_at: '2026-01-07T01:00:00Z', retrospective: { id: 'second', acknowledged_at: null } };
-    expect(writeAgainRules('closeGoal', previous, { goal: fresh }, headers)).toEqual([]);
-    expect(codes(writeAgainRules('closeGoal', previous, { goal: { ...fresh, closed_at: previous.closed_at } }, headers))).toEqual(['write.close-again']);
+    // The answer before this close was sent at 00:45, after the first close's 00:30: this close's time must be later.
+    const sentAt = Date.parse('2026-01-07T00:45:00Z');
+    expect(writeAgainRules('closeGoal', previous, { goal: fresh }, headers, sentAt)).toEqual([]);
+    expect(codes(writeAgainRules('closeGoal', previous, { goal: { ...fresh, closed_at: previous.closed_at } }, headers, sentAt))).toEqual([
+      'write.close-again',
+    ]);
+    // Within the first close's second (the answer before was sent in it), or with no Date known, the time may stay;
+    // this answer's own later Date proves nothing (a server may write in one second and answer in the next).
+    expect(writeAgainRules('closeGoal', previous, { goal: { ...fresh, closed_at: previous.closed_at } }, headers, Date.parse(previous.closed_at))).toEqual([]);
+    expect(writeAgainRules('closeGoal', previous, { goal: { ...fresh, closed_at: previous.closed_at } }, headers)).toEqual([]);
     expect(codes(writeAgainRules('closeGoal', previous, { goal: { ...fresh, retrospective: { id: 'first', acknowledged_at: null } } }, headers))).toEqual([
       'write.close-again',
     ]);
