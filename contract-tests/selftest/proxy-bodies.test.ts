@@ -5,6 +5,7 @@ import { createServer, request, type IncomingMessage, type ServerResponse } from
 import { brotliCompressSync, deflateRawSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixturesOf } from '../../mock/src/controls.ts';
+import { endlessAnswer } from '../../mock/test/fuzz/proxyAttack.ts';
 import { createMockCore } from '../../mock/src/core.ts';
 import { TokenKnowledge } from '../proxy/knowledge.ts';
 import { createValidationProxy, VIOLATIONS_HEADER, type ProxyOptions } from '../proxy/server.ts';
@@ -190,18 +191,9 @@ describe('the records the proxy reads before a first write', () => {
       (bytes) => ({ bytes }),
       (req, res) => {
         if (!recordsPath(req)) return false;
-        res.writeHead(200, { 'content-type': 'application/json' });
-        const chunk = Buffer.alloc(64 * 1024, 0x20);
-        const pump = (): void => {
-          let more = true;
-          while (!res.destroyed && more) {
-            more = res.write(chunk);
-            sent += chunk.length;
-          }
-          if (!res.destroyed) res.once('drain', pump);
-        };
-        res.write('[');
-        pump();
+        endlessAnswer(res, (bytes) => {
+          sent += bytes;
+        });
         return true;
       },
     );

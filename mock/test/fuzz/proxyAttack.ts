@@ -23,20 +23,11 @@ function rssMbOf(pid: number): number {
 /** The hostile target: the mock at `mockUrl`, gzipped when accepted, with endless records. Resolves with its port. */
 function hostileTarget(mockUrl: URL): Promise<{ port: number; close(): void; recordBytes(): number }> {
   let recordBytes = 0;
-  const chunk = Buffer.alloc(64 * 1024, 0x20);
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     if ((req.url ?? '').startsWith('/__mock/records/')) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      const pump = (): void => {
-        let more = true;
-        while (!res.destroyed && more) {
-          more = res.write(chunk);
-          recordBytes += chunk.length;
-        }
-        if (!res.destroyed) res.once('drain', pump);
-      };
-      res.write('[');
-      pump();
+      endlessAnswer(res, (bytes) => {
+        recordBytes += bytes;
+      });
       return;
     }
     const headers = { ...req.headers, host: mockUrl.host };
@@ -78,6 +69,22 @@ function hostileTarget(mockUrl: URL): Promise<{ port: number; close(): void; rec
  * Runs the attack: `writes` client writes through the proxy, each in its own session, 4 at a time. Resolves with the
  * problems found (none: it passed); `say` prints a line.
  */
+/** A 200 JSON answer that never ends: `[` then blank chunks as fast as the reader takes them; `sent` counts them. */
+export function endlessAnswer(res: ServerResponse, sent: (bytes: number) => void): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  const chunk = Buffer.alloc(64 * 1024, 0x20);
+  const pump = (): void => {
+    let more = true;
+    while (!res.destroyed && more) {
+      more = res.write(chunk);
+      sent(chunk.length);
+    }
+    if (!res.destroyed) res.once('drain', pump);
+  };
+  res.write('[');
+  pump();
+}
+
 export async function proxyAttack(mockUrl: string, writes: number, say: (line: string) => void): Promise<string[]> {
   const problems: string[] = [];
   const fixturesText = await (await fetch(`${mockUrl}/__mock/fixtures`)).text();
