@@ -3,7 +3,7 @@
 // request example of the operation. Nothing here knows a field, a path or an example value; all of it is read from
 // the bundled document, so the samples change with the spec.
 import { dereference, isObject, pointerTo, resolvePointer, type JsonObject } from '../spec/lib/openapi.ts';
-import { SAMPLE_LANGUAGES } from './sample-languages.ts';
+import { SAMPLE_LANGUAGES, type SampleKey } from './sample-languages.ts';
 
 /** The module specifier consumers import the typed client from (package.json `exports['./client']`). */
 export const CLIENT_MODULE = 'service-external-api/client';
@@ -21,13 +21,7 @@ export type OperationSamples = {
   path: string;
   url: string;
   examples: NamedExample[];
-  curl: string;
-  typescript: string;
-  /** Plain `fetch` (JavaScript, any runtime with fetch). */
-  fetch: string;
-  /** Python's standard library (`urllib.request`). */
-  python: string;
-};
+} & Record<SampleKey, string>;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 /** Lines longer than this are broken over several lines in the TypeScript sample. */

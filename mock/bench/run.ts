@@ -50,7 +50,7 @@ import {
   type ServerName,
 } from './start-server.ts';
 import { cellFailures } from './summarise.ts';
-import { sayTargets, verdicts } from './targets.ts';
+import { sayTargets, verdicts } from './verdicts.ts';
 import { throughputTables } from './throughput-table.ts';
 
 let redisServer: RedisServer | undefined;

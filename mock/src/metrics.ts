@@ -8,7 +8,7 @@
 //   mock_session_bytes                             what the in-memory sessions keep, in bytes (as --max-total-bytes
 //                                                  counts them); absent with --store (watch Redis's used_memory)
 //   process_* and nodejs_*                         prom-client's default process metrics
-import type { Answered } from './service.ts';
+import type { Answered } from './answered.ts';
 import { MemorySessions, type Sessions } from './sessions.ts';
 
 /** Seconds: from a fraction of a millisecond (a 401) to --max-delay's 30 s (Prefer: delay). */

@@ -7,7 +7,6 @@
 import { isObject } from '../../spec/lib/openapi.ts';
 import { MAX_SCENARIOS } from './limits.ts';
 import type { SessionScript } from './redisScripts.ts';
-import type { RedisSessions } from './redisSessions.ts';
 import type { Scenario, ScenarioRequest, Scenarios } from './scenarios.ts';
 import { TooManyScenarios } from './scenarios.ts';
 import { StoreUnavailable } from './sessions.ts';
@@ -61,12 +60,15 @@ function scenarioOf(json: string): Scenario {
   return { id, operation, prefer, remaining };
 }
 
+/** What the scenarios need of the sessions in Redis (redisSessions.ts): a session's script run with its keys. */
+export type ScriptRunner = { runScript(script: SessionScript, session: string, extra?: ReadonlyArray<string | number>): Promise<unknown> };
+
 export class RedisScenarios implements Scenarios {
-  readonly #sessions: Pick<RedisSessions, 'runScript'>;
+  readonly #sessions: ScriptRunner;
   readonly #scripts: Record<keyof typeof BODIES, SessionScript>;
 
   /** `sessionScript` is redisScripts.ts's (passed in, so this module needs nothing of it while it loads). */
-  constructor(sessions: Pick<RedisSessions, 'runScript'>, sessionScript: (body: string) => SessionScript) {
+  constructor(sessions: ScriptRunner, sessionScript: (body: string) => SessionScript) {
     this.#sessions = sessions;
     this.#scripts = { add: sessionScript(BODIES.add), list: sessionScript(BODIES.list), clear: sessionScript(BODIES.clear), take: sessionScript(BODIES.take) };
   }

@@ -3,7 +3,7 @@
 // only then), for a log pipeline: per request `{level, time, method, path, operation, status, ms, session}`, and the start
 // and the drain as lines of their own. Nothing logged comes from a header but the session name, and the path is
 // logged without its query: no token or Authorization value is ever written.
-import type { Answered } from './service.ts';
+import type { Answered } from './answered.ts';
 
 export const LOG_FORMATS = ['text', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];

@@ -7,7 +7,9 @@ import { operationModels } from '../../spec/lib/operations.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { MAX_PREFER_LENGTH, MAX_SCENARIO_BODY, MAX_SCENARIO_TIMES, MAX_SCENARIOS } from './limits.ts';
 import { forcedReply, parsePrefer, type Preferences } from './prefer.ts';
-import type { Awaitable } from './sessions.ts';
+
+/** A value now, or later: the in-memory store answers at once, a shared one through a promise. */
+export type Awaitable<T> = T | Promise<T>;
 
 /** A queued scenario as the controls show it (mock/openapi.yaml's Scenario). */
 export type Scenario = Control['schemas']['Scenario'];

@@ -8,17 +8,12 @@
 //   - drain: stop accepting, answer what is in flight (each with `Connection: close`, so a kept-alive connection ends
 //     after it), readiness 503 meanwhile, and settle once every connection has ended or `drainMs` has passed.
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { Answered } from './answered.ts';
 import { misdirected } from './guard.ts';
 import { HEALTH_PATH, healthAnswer, READY_PATH, readyAnswer } from './health.ts';
 import type { MockMetrics } from './metrics.ts';
 import { readOperations } from './pipeline.ts';
 import { DEFAULT_SESSION, JOURNAL_PATH_LENGTH, SESSION_HEADER, SESSION_NAME, type Sessions } from './sessions.ts';
-
-/**
- * One answered request: no header but the session name, no body, no query (nothing that may hold a token). `status`
- * is 0 when the connection closed before an answer was sent.
- */
-export type Answered = { method: string; path: string; operation: string | null; status: number; ms: number; session: string | null };
 
 const METRICS_PATH = '/__mock/metrics';
 

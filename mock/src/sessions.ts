@@ -4,7 +4,7 @@
 // below, the default, answers synchronously. The number of sessions is bounded; the least recently used one goes
 // first. The default session (no header) is never evicted.
 import type { components as Control, operations as ControlOperations } from '../../generated/mock-control.ts';
-import type { Scenarios } from './scenarios.ts';
+import type { Awaitable, Scenarios } from './scenarios.ts';
 import type { Seed } from './state.ts';
 import { Store, type StoreOptions } from './store.ts';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES } from './limits.ts';
@@ -28,8 +28,7 @@ export class StoreUnavailable extends Error {
   override name = 'StoreUnavailable';
 }
 
-/** A value now, or later: the in-memory store answers at once, a shared one through a promise. */
-export type Awaitable<T> = T | Promise<T>;
+export type { Awaitable };
 
 /** One request as the request journal shows it (mock/openapi.yaml's RequestEntry): never a header value, a token or a body. */
 export type RequestEntry = Control['schemas']['RequestEntry'];
