@@ -214,7 +214,7 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
       return {
         op,
         stage: 'transport',
-        rule: 'A body that is not JSON is 400 "Bad Request", as text/html unless Accept picks JSON (RULES.md#error-1)',
+        rule: `A body that is not JSON is ${a.invalidJsonHtml.label}, or ${a.invalidJsonJson.label} when Accept picks JSON (RULES.md#error-1)`,
         expectation,
       };
     }
@@ -225,7 +225,7 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
     return {
       op,
       stage: 'transport',
-      rule: 'An Accept header that allows no JSON is 406 "Not Acceptable" (RULES.md#error-4)',
+      rule: `An Accept header that allows no JSON is ${a.notAcceptable.label} (RULES.md#error-4)`,
       expectation: one(a.notAcceptable),
     };
   if (json === undefined) return unmodelled('an Accept header whose q-values the model does not follow');
