@@ -313,13 +313,13 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
   const tokenAnswers = who ? [] : [a.unauthorized, a.readOnly];
   const unknownToken = who ? '' : ' (or 401/403 for a token this side does not know)';
 
-  // 4. Missing required fields, listed in declaration order (Order of checks 8).
+  // 4. The missing required fields, listed in declaration order (Order of checks 8).
   const missing = op.required.filter((name) => !Object.hasOwn(params, name));
   if (missing.length > 0) {
     return {
       op,
       stage: 'missing-fields',
-      rule: `Missing required fields are 400 "${messages.missingFields(missing)}", in declaration order, after the token${unknownToken} (RULES.md#error-23)`,
+      rule: `The missing required fields are 400 "${messages.missingFields(missing)}", in declaration order, after the token${unknownToken} (RULES.md#error-23)`,
       expectation: alternatives([...tokenAnswers, a.missingFields(missing)]),
       params,
       ...withWho,
