@@ -16,7 +16,7 @@ const booleanField = (op: OperationModel): string | undefined => op.fields.find(
 
 const rows: Row[] = [
   {
-    rule: 'Without a token, null in a required field is still the null-field 400: inputs come before the token (Order of checks 5–6)',
+    rule: 'Without a token, null in a required field is still 400 (the null-field answer): inputs come before the token (Order of checks 5–6)',
     auth: () => undefined,
     body: (op, b) => withField(b, firstNonNullable(op), null),
     expected: (op) => one(answers(op).nullField(firstNonNullable(op))),
