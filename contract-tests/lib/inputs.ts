@@ -79,7 +79,7 @@ export function wrongInputs(field: FieldModel, a: Answers): WrongInput[] {
   }
 }
 
-/** An unknown field: 400 `Unknown input field` or production's alternative 500 (RULES.md#decision-2). */
+/** An unknown field: its 400 (RULES.md#error-11) or production's alternative 500 (RULES.md#decision-2). */
 export function unknownFieldAnswer(name: string, a: Answers): Expectation {
   return either(a.unknownField(name), a.decodingCrash);
 }

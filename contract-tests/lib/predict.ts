@@ -214,7 +214,7 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
       return {
         op,
         stage: 'transport',
-        rule: 'A body that is not JSON is 400 "Bad Request", as text/html unless Accept picks JSON (RULES.md#error-1)',
+        rule: `A body that is not JSON is ${a.invalidJsonHtml.label}, or ${a.invalidJsonJson.label} when Accept picks JSON (RULES.md#error-1)`,
         expectation,
       };
     }
@@ -225,7 +225,7 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
     return {
       op,
       stage: 'transport',
-      rule: 'An Accept header that allows no JSON is 406 "Not Acceptable" (RULES.md#error-4)',
+      rule: `An Accept header that allows no JSON is ${a.notAcceptable.label} (RULES.md#error-4)`,
       expectation: one(a.notAcceptable),
     };
   if (json === undefined) return unmodelled('an Accept header whose q-values the model does not follow');
@@ -313,13 +313,13 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
   const tokenAnswers = who ? [] : [a.unauthorized, a.readOnly];
   const unknownToken = who ? '' : ' (or 401/403 for a token this side does not know)';
 
-  // 4. Missing required fields, listed in declaration order (Order of checks 8).
+  // 4. The missing required fields, listed in declaration order (Order of checks 8).
   const missing = op.required.filter((name) => !Object.hasOwn(params, name));
   if (missing.length > 0) {
     return {
       op,
       stage: 'missing-fields',
-      rule: `Missing required fields are 400 "${messages.missingFields(missing)}", in declaration order, after the token${unknownToken} (RULES.md#error-23)`,
+      rule: `The missing required fields are 400 "${messages.missingFields(missing)}", in declaration order, after the token${unknownToken} (RULES.md#error-23)`,
       expectation: alternatives([...tokenAnswers, a.missingFields(missing)]),
       params,
       ...withWho,

@@ -4,7 +4,7 @@
 // variable). Sends only requests a correct server answers without changing anything: `{}` to each operation.
 import { createClient, RequestTimeout, TransportError, type ApiRequest, type ApiResponse } from './client.ts';
 import { mediaTypeOf } from '../../spec/lib/conformance.ts';
-import { texts } from '../../spec/lib/messages.ts';
+import { messages, texts } from '../../spec/lib/messages.ts';
 import { PERSONAS, tokenVariable, type ContractConfig, type Persona } from './env.ts';
 import { rightsOf } from './personas.ts';
 import { operationModels } from './profiles.ts';
@@ -43,7 +43,7 @@ function expectedForEmptyBody(): Array<[Persona, string]> {
   return PERSONAS.flatMap((persona): Array<[Persona, string]> => {
     const { token } = rightsOf(persona);
     if (token === 'refused') return [];
-    return [[persona, token === 'read-only' ? `403 ${JSON.stringify(texts.readOnly)}` : '400 "Missing required fields"']];
+    return [[persona, token === 'read-only' ? `403 ${JSON.stringify(texts.readOnly)}` : `400 ${JSON.stringify(messages.missingFields(['…']))}`]];
   });
 }
 

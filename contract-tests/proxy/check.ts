@@ -26,7 +26,7 @@ export const RULES = {
   'answer.inputs': 'Production’s exact answer to a wrong or unknown input, before the token: an unknown field answered 200 is a violation',
   'answer.token': `No readable token, a refused or a suspended person’s token: 401 ${JSON.stringify(texts.unauthorized)} (a missing token answered 200 is a violation)`,
   'answer.read-only': `A read-only token: 403 ${JSON.stringify(texts.readOnly)} (answered 200 is a violation)`,
-  'answer.missing-fields': 'Missing required fields: 400 naming them in declaration order',
+  'answer.missing-fields': 'Missing fields: the 400 that names them in declaration order (RULES.md#error-23)',
   'answer.record': 'The record and the persona decide: 404, 403 JSON or 200; valid input is never a 500',
   state: 'A 200 keeps the state rules (RULES.md#decision-3; RULES.md#state)',
   agreement:

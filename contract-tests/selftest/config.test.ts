@@ -3,6 +3,7 @@
 // with a timeout instead of hanging it.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messages } from '../../spec/lib/messages.ts';
 import { ConfigError, DEFAULT_TIMEOUT_MS, knownVariables, personVariable, readConfig, recordVariable, tokenVariable } from '../lib/env.ts';
 import { runContract, startHangingServer, startMock, summaryOf, withOutput, type Running } from './support.ts';
 
@@ -230,7 +231,7 @@ describe('npm run contract: what is wrong comes first', () => {
     withOutput(run, () => {
       expect(run.code).toBe(1);
       expect(run.stdout.split('\n')[0]).toBe(
-        `contract: CONTRACT_TOKEN is refused: ${mock.url} answers 401 to it (POST /api/external/v1/projects/resume with {}, where a valid token gets 400 "Missing required fields"); the tests that need it will fail until it is a current API token of this server`,
+        `contract: CONTRACT_TOKEN is refused: ${mock.url} answers 401 to it (POST /api/external/v1/projects/resume with {}, where a valid token gets 400 ${JSON.stringify(messages.missingFields(['…']))}); the tests that need it will fail until it is a current API token of this server`,
       );
       expect(run.stdout).toMatch(/^✗ before the run: CONTRACT_TOKEN is refused: /m);
       expect(run.stdout).not.toContain('CONTRACT_READ_ONLY_TOKEN is refused');

@@ -1,10 +1,11 @@
 // The conformance core on hand-made responses: each rule fires on the mistake it names, with the message QA reads,
 // and stays quiet on production's own answers.
 import { describe, expect, it } from 'vitest';
-import { texts } from '../../spec/lib/messages.ts';
+import { messages, texts } from '../../spec/lib/messages.ts';
 import { isObject, loadDocument, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
 import { checkResponse } from '../lib/check-response.ts';
 import { formatLocation, type Violation } from '../../spec/lib/violations.ts';
+import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 type Headers = Record<string, string>;
@@ -93,22 +94,27 @@ describe('checkResponse', () => {
   });
 
   it('accepts plain-text 401 and read-only 403 without a Content-Type with a warning (RULES.md#decision-2)', () => {
-    const found = checkResponse('resumeProject', response(401, 'Unauthorized', {}));
+    const found = checkResponse('resumeProject', response(401, texts.unauthorized, {}));
     expect(errors(found)).toEqual([]);
     expect(at(warnings(found))).toEqual(['response.header.content-type content-type.missing']);
-    expect(errors(checkResponse('closeGoal', response(403, 'Read-only API tokens cannot execute mutations', {})))).toEqual([]);
-    expect(checkResponse('closeGoal', response(401, 'Unauthorized', { 'content-type': 'text/plain' }))).toEqual([]);
+    expect(errors(checkResponse('closeGoal', response(403, texts.readOnly, {})))).toEqual([]);
+    expect(checkResponse('closeGoal', response(401, texts.unauthorized, { 'content-type': 'text/plain' }))).toEqual([]);
   });
 
   it('accepts a JSON error body without a Content-Type where JSON is documented, with a warning', () => {
-    const found = checkResponse('closeGoal', response(400, { error: 'Bad request', message: "Field 'goal_id' cannot be null" }, {}));
+    const found = checkResponse('closeGoal', response(400, JSON.parse(production.badRequest(messages.nullField('goal_id'))), {}));
     expect(errors(found)).toEqual([]);
     expect(at(warnings(found))).toEqual(['response.header.content-type content-type.missing']);
   });
 
   it('checks plain-text bodies against their schema', () => {
-    const [v] = errors(checkResponse('resumeProject', response(401, 'Unauthorised', {})));
-    expect(v).toMatchObject({ code: 'schema.const', location: ['response', 'body'], message: 'must be "Unauthorized"; got "Unauthorised"' });
+    const wrong = `${texts.unauthorized}!`;
+    const [v] = errors(checkResponse('resumeProject', response(401, wrong, {})));
+    expect(v).toMatchObject({
+      code: 'schema.const',
+      location: ['response', 'body'],
+      message: `must be ${JSON.stringify(texts.unauthorized)}; got ${JSON.stringify(wrong)}`,
+    });
   });
 
   it('refuses a media type the status does not document, naming the documented ones', () => {
@@ -124,20 +130,20 @@ describe('checkResponse', () => {
     expect(at(errors(unauthorized))).toEqual(['response.header.x-request-id header.missing']);
     const repeated = checkResponse(
       'closeGoal',
-      response(404, { error: 'Not found', message: 'The requested resource was not found' }, { 'x-request-id': 'a1234567890123456789, a1234567890123456789' }),
+      response(404, JSON.parse(production.notFound), { 'x-request-id': 'a1234567890123456789, a1234567890123456789' }),
     );
     expect(at(errors(repeated))).toEqual(['response.header.x-request-id header.pattern']);
     // The 400 of invalid JSON is rendered before the endpoint's plugs: the spec documents its x-request-id as optional.
     const invalidJson = checkResponse('closeGoal', {
       status: 400,
       headers: { 'cache-control': texts.cacheControl, 'content-type': 'text/html; charset=utf-8' },
-      text: 'Bad Request',
+      text: production.invalidJsonHtml,
     });
     expect(found.length + invalidJson.length).toBe(1);
   });
 
   it('reports the alternatives of a oneOf error body by the closest one', () => {
-    const found = errors(checkResponse('closeGoal', response(400, { error: 'Bad request', message: 'nope' })));
+    const found = errors(checkResponse('closeGoal', response(400, JSON.parse(production.badRequest('nope')))));
     expect(at(found)).toEqual(['response.body.message schema.pattern']);
   });
 });

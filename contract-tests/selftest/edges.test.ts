@@ -3,6 +3,7 @@
 // computes from the state before it (write-again.ts), and the persona table (personas.ts).
 import { describe, expect, it } from 'vitest';
 import { contentTypes, texts } from '../../spec/lib/messages.ts';
+import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 import { agreementRules } from '../lib/agreement.ts';
 import type { ApiResponse } from '../lib/client.ts';
 import { PERSONAS } from '../lib/env.ts';
@@ -63,7 +64,7 @@ describe('headers on every answer', () => {
 describe('the exact framing of each error class', () => {
   const a = answers(operationModel('resumeProject'));
   const framed = { 'cache-control': texts.cacheControl, 'x-request-id': 'F_uAnbzq1dCbYgIAAAJB' };
-  const notFound = JSON.stringify({ error: 'Not found', message: 'The requested resource was not found' });
+  const notFound = production.notFound;
 
   it('holds a JSON 404 after the token to application/json; charset=utf-8, and the same bytes before the token to no Content-Type', () => {
     expect(compare(response(404, { ...framed, 'content-type': contentTypes.json }, notFound), one(a.notFound))).toEqual([]);
@@ -77,9 +78,9 @@ describe('the exact framing of each error class', () => {
     expect(codes(compare(response(401, { 'cache-control': texts.cacheControl }, texts.unauthorized), one(a.unauthorized)))).toEqual([
       'header.request-id-missing',
     ]);
-    expect(compare(response(400, { 'cache-control': texts.cacheControl, 'content-type': contentTypes.html }, 'Bad Request'), one(a.invalidJsonHtml))).toEqual(
-      [],
-    );
+    expect(
+      compare(response(400, { 'cache-control': texts.cacheControl, 'content-type': contentTypes.html }, production.invalidJsonHtml), one(a.invalidJsonHtml)),
+    ).toEqual([]);
   });
 
   it('holds a 200 to the JSON type with its charset', () => {

@@ -1,8 +1,9 @@
 // Injected faults: each breaks one rule of production's behaviour in a proxy in front of the mock (support.ts
 // startFaultProxy). Shared by the suite's fault test (faults.test.ts: the suite must fail naming each one) and the
 // validation proxy's (proxy.test.ts: the proxy must report each one its smoke set reaches).
-import { texts } from '../../spec/lib/messages.ts';
+import { messages, texts } from '../../spec/lib/messages.ts';
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
+import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 import type { Fault, ProxiedReply, ProxiedRequest } from './support.ts';
 
 export type Tokens = Record<string, string>;
@@ -12,6 +13,12 @@ export type Case = { name: string; faults: Injected[]; files?: string[]; env?: R
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const RESUME = /\/projects\/resume/;
+
+/** A pattern that matches `text` as it is: the expected lines quote production's texts, read from the spec. */
+const literally = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+/** The suite's line for an expected plain-text answer. */
+const expectedText = (status: number, text: string): string => `expected ${status} ${literally(JSON.stringify(text))} in plain text`;
+const missingFieldsBody = (names: string[]): string => production.badRequest(messages.missingFields(names));
 
 /** The text's JSON object; undefined when it is not JSON or not an object. */
 function jsonObjectOf(text: string): JsonObject | undefined {
@@ -142,20 +149,22 @@ export const cases: Case[] = [
     ],
   },
   {
-    name: 'a wrong error body: "Missing required fields" lists the fields out of declaration order',
+    name: 'a wrong error body: the missing-fields 400 lists the fields out of declaration order',
     exit: 1,
     faults: [
       {
         name: 'wrong error body',
         fault: () => ({
           response: (_req, r) => {
-            const match = /"Missing required fields: ([^"]+)"/.exec(r.body);
+            const match = new RegExp(`"${literally(messages.missingFields([]))}([^"]+)"`).exec(r.body);
             if (r.status !== 400 || !match?.[1]) return r;
             return { ...r, body: r.body.replace(match[1], match[1].split(', ').reverse().join(', ')) };
           },
         }),
         expect: [
-          /expected the body \{"error":"Bad request","message":"Missing required fields: project_id, message"\}; got "\{\\"error\\":\\"Bad request\\",\\"message\\":\\"Missing required fields: message, project_id\\"\}"/,
+          new RegExp(
+            `expected the body ${literally(missingFieldsBody(['project_id', 'message']))}; got ${literally(JSON.stringify(missingFieldsBody(['message', 'project_id'])))}`,
+          ),
         ],
       },
     ],
@@ -170,7 +179,7 @@ export const cases: Case[] = [
         expect: [
           /✗ FAIL resumeProject > auth > A read-only token is refused with 403/,
           /✗ FAIL closeGoal > auth > A read-only token is refused with 403/,
-          /expected 403 "Read-only API tokens cannot execute mutations" in plain text; got 200/,
+          new RegExp(`${expectedText(403, texts.readOnly)}; got 200`),
         ],
       },
     ],
@@ -210,7 +219,7 @@ export const cases: Case[] = [
         }),
         expect: [
           /✗ FAIL resumeProject > auth > An unknown token in production format \(opk_ \+ 43 characters\) is refused with 401/,
-          /expected 401 "Unauthorized" in plain text; got 200/,
+          new RegExp(`${expectedText(401, texts.unauthorized)}; got 200`),
         ],
       },
       {
@@ -229,7 +238,10 @@ export const cases: Case[] = [
           response: (_req, r) =>
             r.status === 401 ? reply(401, '{"error":"Unauthorized","message":"Authentication required"}', { 'content-type': JSON_TYPE }) : r,
         }),
-        expect: [/Content-Type application\/json is not documented for resumeProject 401; documented: text\/plain/, /response\.body {2}must be "Unauthorized"/],
+        expect: [
+          /Content-Type application\/json is not documented for resumeProject 401; documented: text\/plain/,
+          new RegExp(`response\\.body {2}must be ${literally(JSON.stringify(texts.unauthorized))}`),
+        ],
       },
       {
         name: 'comment-only person writes',
@@ -241,7 +253,7 @@ export const cases: Case[] = [
         fault: (tokens) => ({
           response: (req, r) =>
             r.status === 404 && (req.headers['authorization'] ?? '').includes(tokens['no_access'] ?? '-')
-              ? reply(403, `{"error":"Forbidden","message":"You don't have permission to perform this action"}`, { 'content-type': JSON_TYPE })
+              ? reply(403, production.forbidden, { 'content-type': JSON_TYPE })
               : r,
         }),
         expect: [/expected 404 JSON Not found; got 403/],
@@ -255,11 +267,11 @@ export const cases: Case[] = [
     faults: [
       {
         name: 'token before inputs',
-        fault: () => ({ request: (req) => (req.headers['authorization'] === undefined && req.method === 'POST' ? reply(401, 'Unauthorized') : req) }),
+        fault: () => ({ request: (req) => (req.headers['authorization'] === undefined && req.method === 'POST' ? reply(401, texts.unauthorized) : req) }),
         expect: [
           /✗ FAIL resumeProject > ids > A malformed project_id is 404 even without a token/,
           /✗ FAIL closeGoal > order > Without a token, null in a required field is still 400/,
-          /expected 404 Not found \(an undecodable id, sent bare\); got 401 "Unauthorized"/,
+          new RegExp(`expected 404 Not found \\(an undecodable id, sent bare\\); got 401 ${literally(JSON.stringify(texts.unauthorized))}`),
         ],
       },
       {
@@ -268,7 +280,7 @@ export const cases: Case[] = [
           rewriteBody((body) => {
             if (typeof body['success_status'] === 'string') body['success_status'] = body['success_status'].toLowerCase();
           }),
-        expect: [/expected 400 "Invalid value for enum success_status: Achieved\. Allowed values: achieved, missed"; got 200/],
+        expect: [new RegExp(`expected 400 ${literally(JSON.stringify(messages.invalidEnum('success_status', 'Achieved', ['achieved', 'missed'])))}; got 200`)],
       },
       {
         name: 'unknown fields dropped',
@@ -276,7 +288,11 @@ export const cases: Case[] = [
           rewriteBody((body) => {
             if (typeof body['contract_probe_field'] === 'number') delete body['contract_probe_field'];
           }),
-        expect: [/expected 400 "Unknown input field: contract_probe_field" or 500 \{"errors":\{"detail":"Internal Server Error"\}\}; got 200/],
+        expect: [
+          new RegExp(
+            `expected 400 ${literally(JSON.stringify(messages.unknownField('contract_probe_field')))} or 500 ${literally(production.decodingCrash)}; got 200`,
+          ),
+        ],
       },
       {
         name: 'null accepted',
@@ -430,10 +446,7 @@ export const cases: Case[] = [
       {
         name: 'server error on valid input',
         fault: () => ({
-          response: (req, r) =>
-            r.status === 200 && !RESUME.test(req.path)
-              ? reply(500, '{"error":"Internal server error","message":"An unexpected error occurred"}', { 'content-type': JSON_TYPE })
-              : r,
+          response: (req, r) => (r.status === 200 && !RESUME.test(req.path) ? reply(500, production.operationFailed, { 'content-type': JSON_TYPE }) : r),
         }),
         expect: [/valid input must never be a server error; got 500/, /expected 200 with the changed record; got 500/],
       },

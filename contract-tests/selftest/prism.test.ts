@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { texts } from '../../spec/lib/messages.ts';
 import { dereference, isObject, loadDocument, pointerTo, type JsonObject } from '../../spec/lib/openapi.ts';
 import { ACYCLIC_DOCUMENT_URL } from '../../spec/lib/files.ts';
 import { operationModels } from '../lib/profiles.ts';
@@ -110,13 +111,11 @@ describe('npm run contract against Prism (prism mock on the spec)', () => {
       for (const op of operationModels()) {
         expect(run.stdout).toMatch(new RegExp(`^${op.operationId} +auth +\\d+ +[1-9]\\d* +\\d+ +✗$`, 'm'));
         expect(run.stdout).toContain(`✗ FAIL ${op.operationId} > auth > An unknown token in production format (opk_ + 43 characters) is refused with 401`);
-        expect(run.stdout).toContain(
-          `✗ FAIL ${op.operationId} > auth > A read-only token is refused with 403 "Read-only API tokens cannot execute mutations" in plain text`,
-        );
+        expect(run.stdout).toContain(`✗ FAIL ${op.operationId} > auth > A read-only token is refused with 403 ${JSON.stringify(texts.readOnly)} in plain text`);
         expect(run.stdout).toContain(`✗ FAIL ${op.operationId} > permissions > A suspended person's token is refused with 401`);
       }
-      expect(run.stdout).toContain('expected 401 "Unauthorized" in plain text; got 200');
-      expect(run.stdout).toContain('expected 403 "Read-only API tokens cannot execute mutations" in plain text; got 200');
+      expect(run.stdout).toContain(`expected 401 ${JSON.stringify(texts.unauthorized)} in plain text; got 200`);
+      expect(run.stdout).toContain(`expected 403 ${JSON.stringify(texts.readOnly)} in plain text; got 200`);
     });
   });
 });

@@ -8,6 +8,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { texts } from '../../spec/lib/messages.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { createClient, type ApiRequest, type ApiResponse } from '../lib/client.ts';
 import { UNKNOWN_ID } from '../lib/id-model.ts';
@@ -269,8 +270,11 @@ describe('what the proxy reports', () => {
       expect(isObject(entry) ? entry['request'] : '').toMatch(
         /^curl -sS -i -X POST 'http:\/\/127\.0\.0\.1:\d+\/api\/external\/v1\/projects\/resume' .*-H "authorization: Bearer \$CONTRACT_READ_ONLY_TOKEN"/,
       );
+      const readOnly = JSON.stringify(texts.readOnly).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
       expect(isObject(entry) && Array.isArray(entry['lines']) ? entry['lines'][0] : '').toMatch(
-        /^✗ error {3}response\.status {2}A read-only token \(read_only in the --tokens file\) is 403 "Read-only API tokens cannot execute mutations" \(RULES\.md#read-only-tokens\): expected 403 "Read-only API tokens cannot execute mutations" in plain text; got 200 .* \[expected\.status\]$/,
+        new RegExp(
+          `^✗ error {3}response\\.status {2}A read-only token \\(read_only in the --tokens file\\) is 403 ${readOnly} \\(RULES\\.md#read-only-tokens\\): expected 403 ${readOnly} in plain text; got 200 .* \\[expected\\.status\\]$`,
+        ),
       );
       noToken(JSON.stringify(listed));
     } finally {

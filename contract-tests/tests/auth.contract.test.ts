@@ -69,7 +69,7 @@ const rows: Row[] = [
     expected: (op) => answers(op).readOnly,
   },
   {
-    rule: 'A valid token is accepted: {} gets 400 "Missing required fields" rather than 401 (RULES.md#error-23)',
+    rule: 'A valid token is accepted: {} gets the missing-fields 400 rather than 401 (RULES.md#error-23)',
     auth: () => ({ persona: 'full_access' }),
     body: 'empty',
     expected: (op) => answers(op).missingFields(op.required),

@@ -16,7 +16,7 @@ const booleanField = (op: OperationModel): string | undefined => op.fields.find(
 
 const rows: Row[] = [
   {
-    rule: 'Without a token, null in a required field is still 400 "Field … cannot be null": inputs come before the token (Order of checks 5–6)',
+    rule: 'Without a token, null in a required field is still 400 (the null-field answer): inputs come before the token (Order of checks 5–6)',
     auth: () => undefined,
     body: (op, b) => withField(b, firstNonNullable(op), null),
     expected: (op) => one(answers(op).nullField(firstNonNullable(op))),
@@ -28,7 +28,7 @@ const rows: Row[] = [
     expected: (op) => either(answers(op).unknownField('name'), answers(op).decodingCrash),
   },
   {
-    rule: 'Without a token, a value of the wrong type is still 400 "Unknown input type": inputs come before the token (Order of checks 5–6)',
+    rule: 'Without a token, a value of the wrong type is still the wrong-type 400: inputs come before the token (Order of checks 5–6)',
     auth: () => undefined,
     body: (op, b) => withField(b, booleanField(op) ?? 'send_notifications_to_everyone', 'true'),
     expected: (op) => one(answers(op).unknownType('boolean')),
@@ -46,13 +46,13 @@ const rows: Row[] = [
     expected: (op) => one(answers(op).nullField(firstNonNullable(op))),
   },
   {
-    rule: 'Without a token, an empty body is 401, not "Missing required fields": the token comes first (Order of checks 6–8)',
+    rule: 'Without a token, an empty body is 401, not the missing-fields 400: the token comes first (Order of checks 6–8)',
     auth: () => undefined,
     body: () => ({}),
     expected: (op) => one(answers(op).unauthorized),
   },
   {
-    rule: 'A suspended person’s token with an empty body is 401, not "Missing required fields" (Order of checks 6–8)',
+    rule: 'A suspended person’s token with an empty body is 401, not the missing-fields 400 (Order of checks 6–8)',
     auth: () => ({ persona: 'suspended' }),
     body: () => ({}),
     expected: (op) => one(answers(op).unauthorized),

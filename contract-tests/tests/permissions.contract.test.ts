@@ -28,7 +28,7 @@ function rowOf(persona: Persona): Row | undefined {
   if (records === 'view')
     return {
       persona,
-      rule: 'A person who can see the record but not edit it gets 403 JSON "You don\'t have permission to perform this action" (RULES.md#decision-3)',
+      rule: 'A person who can see the record but not edit it gets 403 JSON, the permission error (RULES.md#error-25, RULES.md#decision-3)',
       expected: (op) => answers(op).forbidden,
     };
   return {

@@ -2,7 +2,7 @@
 // "Content-Type and the request body", error table #1, #4, #5).
 import { describe, it } from 'vitest';
 import { anyBody, targetId } from '../lib/cases.ts';
-import { specText } from '../../spec/lib/messages.ts';
+import { specText, texts } from '../../spec/lib/messages.ts';
 import { answers, one, plain, success } from '../lib/expected.ts';
 import { contract } from '../lib/harness.ts';
 import { operationModels, PROFILES } from '../lib/profiles.ts';
@@ -13,7 +13,7 @@ for (const op of operationModels()) {
   const a = answers(op);
   describe(op.operationId, () => {
     describe('transport', () => {
-      it('A Content-Type that is neither JSON nor a form is 415 {"errors":{"detail":"Unsupported Media Type"}}, before the token (error table #5)', async (ctx) => {
+      it(`A Content-Type that is neither JSON nor a form is ${a.unsupportedMediaType.label}, before the token (error table #5)`, async (ctx) => {
         const c = contract(ctx);
         await c.check({ op, raw: JSON.stringify(anyBody(c, op)), contentType: 'text/plain' }, one(a.unsupportedMediaType));
       });
@@ -23,22 +23,22 @@ for (const op of operationModels()) {
         await c.check({ op, body: anyBody(c, op), contentType: 'application/vnd.api+json' }, one(a.unauthorized));
       });
 
-      it('An Accept header that allows no JSON is 406 "Not Acceptable" (error table #4)', async (ctx) => {
+      it(`An Accept header that allows no JSON is ${a.notAcceptable.label} (error table #4)`, async (ctx) => {
         const c = contract(ctx);
         await c.check({ op, body: anyBody(c, op), accept: 'text/html' }, one(a.notAcceptable));
       });
 
-      it('Invalid JSON is 400 "Bad Request" as text/html (error table #1)', async (ctx) => {
+      it(`Invalid JSON is ${a.invalidJsonHtml.label} (error table #1)`, async (ctx) => {
         const c = contract(ctx);
         await c.check({ op, raw: '{"truncated": ' }, one(a.invalidJsonHtml));
       });
 
-      it('Invalid JSON is 400 {"errors":{"detail":"Bad Request"}} when Accept asks for JSON only (error table #1)', async (ctx) => {
+      it(`Invalid JSON is ${a.invalidJsonJson.label} when Accept asks for JSON only (error table #1)`, async (ctx) => {
         const c = contract(ctx);
         await c.check({ op, raw: '{"truncated": ', accept: 'application/json' }, one(a.invalidJsonJson));
       });
 
-      it('Without a Content-Type the body is ignored: a valid token gets "Missing required fields" for every field (RULES.md#content-type)', async (ctx) => {
+      it(`Without a Content-Type the body is ignored: a valid token gets ${a.missingFields(op.required).label}, every field (RULES.md#content-type)`, async (ctx) => {
         const c = contract(ctx);
         await c.check({ op, raw: JSON.stringify(anyBody(c, op)), contentType: null, auth: { persona: 'full_access' } }, one(a.missingFields(op.required)));
       });
@@ -59,23 +59,26 @@ for (const op of operationModels()) {
         );
       });
 
-      it(`Another method (PUT) is 405 "Method Not Allowed" in plain text, before the token (error table #6)`, async (ctx) => {
+      const methodNotAllowed = plain(405, specText('MethodNotAllowed', 'text/plain'));
+      it(`Another method (PUT) is ${methodNotAllowed.label}, before the token (error table #6)`, async (ctx) => {
         const c = contract(ctx);
-        await c.check({ op, method: 'PUT', body: anyBody(c, op), outsideSpec: true }, one(plain(405, specText('MethodNotAllowed', 'text/plain'))));
+        await c.check({ op, method: 'PUT', body: anyBody(c, op), outsideSpec: true }, one(methodNotAllowed));
       });
 
-      it(`GET on the operation is 404 "Query not found" in plain text, before the token (error table #10)`, async (ctx) => {
+      const queryNotFound = plain(404, texts.queryNotFound);
+      it(`GET on the operation is ${queryNotFound.label}, before the token (error table #10)`, async (ctx) => {
         const c = contract(ctx);
-        await c.check({ op, method: 'GET', outsideSpec: true }, one(plain(404, 'Query not found')));
+        await c.check({ op, method: 'GET', outsideSpec: true }, one(queryNotFound));
       });
 
-      it(`Operation names are case-sensitive: ${op.path.replace(/\/[^/]+\/[^/]+$/, '/…')} with capitals is 404 "Mutation not found" (error table #9)`, async (ctx) => {
+      const mutationNotFound = plain(404, texts.mutationNotFound);
+      it(`Operation names are case-sensitive: ${op.path.replace(/\/[^/]+\/[^/]+$/, '/…')} with capitals is ${mutationNotFound.label} (error table #9)`, async (ctx) => {
         const c = contract(ctx);
         const upper = op.path.replace(
           /\/([^/]+)\/([^/]+)$/,
           (_m, ns: string, name: string) => `/${ns.charAt(0).toUpperCase()}${ns.slice(1)}/${name.charAt(0).toUpperCase()}${name.slice(1)}`,
         );
-        await c.check({ op, path: upper, body: anyBody(c, op), outsideSpec: true }, one(plain(404, 'Mutation not found')));
+        await c.check({ op, path: upper, body: anyBody(c, op), outsideSpec: true }, one(mutationNotFound));
       });
     });
   });

@@ -14,13 +14,13 @@ for (const op of operationModels()) {
   const story = PROFILES[op.operationId].target;
   describe(op.operationId, () => {
     describe('validation', () => {
-      it(`An empty body with a valid token is 400 "Missing required fields: ${op.required.join(', ')}", in declaration order (RULES.md#error-23)`, async (ctx) => {
+      it(`An empty body with a valid token is ${a.missingFields(op.required).label}, in declaration order (RULES.md#error-23)`, async (ctx) => {
         const c = contract(ctx);
         await c.check({ op, body: {}, auth: { persona: 'full_access' } }, one(a.missingFields(op.required)));
       });
 
       for (const field of op.required) {
-        it(`Leaving out "${field}" is 400 "Missing required fields: ${field}", after the token is accepted (RULES.md#error-23)`, async (ctx) => {
+        it(`Leaving out "${field}" is ${a.missingFields([field]).label}, after the token is accepted (RULES.md#error-23)`, async (ctx) => {
           const c = contract(ctx);
           await c.check({ op, body: withoutField(anyBody(c, op), field), auth: { persona: 'full_access' } }, one(a.missingFields([field])));
         });
@@ -28,7 +28,7 @@ for (const op of operationModels()) {
 
       if (op.required.length > 2) {
         const missing = op.required.slice(-2);
-        it(`Only the missing fields are listed, in declaration order: "Missing required fields: ${missing.join(', ')}" (RULES.md#error-23)`, async (ctx) => {
+        it(`Only the missing fields are listed, in declaration order: ${a.missingFields(missing).label} (RULES.md#error-23)`, async (ctx) => {
           const c = contract(ctx);
           const body = missing.reduce<Record<string, unknown>>((b, f) => withoutField(b, f), anyBody(c, op));
           await c.check({ op, body, auth: { persona: 'full_access' } }, one(a.missingFields(missing)));
@@ -36,7 +36,7 @@ for (const op of operationModels()) {
       }
 
       for (const field of op.fields.filter((f) => !f.nullable)) {
-        it(`null in "${field.name}" is 400 "Field '${field.name}' cannot be null" (RULES.md#error-13)`, async (ctx) => {
+        it(`null in "${field.name}" is ${a.nullField(field.name).label} (RULES.md#error-13)`, async (ctx) => {
           const c = contract(ctx);
           await c.check({ op, body: withField(anyBody(c, op), field.name, null), auth: tokenIfAny(c) }, one(a.nullField(field.name)));
         });
@@ -68,7 +68,7 @@ for (const op of operationModels()) {
 
       for (const name of ['name', 'contract_probe_field']) {
         const expectation: Expectation = unknownFieldAnswer(name, a);
-        it(`An unknown field "${name}" is 400 "Unknown input field: ${name}" or production's alternative 500 (RULES.md#decision-2; RULES.md#error-11)`, async (ctx) => {
+        it(`An unknown field "${name}" is ${a.unknownField(name).label} or production's alternative 500 (RULES.md#decision-2; RULES.md#error-11)`, async (ctx) => {
           const c = contract(ctx);
           await c.check({ op, body: withField(anyBody(c, op), name, 1), auth: tokenIfAny(c) }, expectation);
         });

@@ -1,5 +1,6 @@
 // The typed client against the real mock over HTTP: both operations, and the plain-text and JSON errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 import { startMock, doc, type RunningMock } from '../../mock/test/http.ts';
 import { createClient } from '../client/index.ts';
 
@@ -45,18 +46,18 @@ describe('createClient against the mock', () => {
       retrospective: doc('Done.'),
       success_status: 'achieved',
     });
-    expect([result.status, result.ok, result.body]).toEqual([403, false, 'Read-only API tokens cannot execute mutations']);
+    expect([result.status, result.ok, result.body]).toEqual([403, false, production.readOnly]);
   });
 
   it('reads the JSON 403 of a comment-only person and the 404 of a no-access person', async () => {
     const forbidden = await client('comment_only').resumeProject({ project_id: mock.fixtures.projects['paused'] ?? '', message: doc('x') });
-    expect([forbidden.status, forbidden.body]).toEqual([403, { error: 'Forbidden', message: "You don't have permission to perform this action" }]);
+    expect([forbidden.status, forbidden.body]).toEqual([403, JSON.parse(production.forbidden)]);
     const notFound = await client('no_access').resumeProject({ project_id: mock.fixtures.projects['paused'] ?? '', message: doc('x') });
-    expect([notFound.status, notFound.body]).toEqual([404, { error: 'Not found', message: 'The requested resource was not found' }]);
+    expect([notFound.status, notFound.body]).toEqual([404, JSON.parse(production.notFound)]);
   });
 
   it('reads the plain-text 401 of a suspended person', async () => {
     const result = await client('suspended').resumeProject({ project_id: mock.fixtures.projects['paused'] ?? '', message: doc('x') });
-    expect([result.status, result.body]).toEqual([401, 'Unauthorized']);
+    expect([result.status, result.body]).toEqual([401, production.unauthorized]);
   });
 });

@@ -144,20 +144,20 @@ describe('createClient types each answer by its status', () => {
     expect(result.response.headers.get('content-type')).toContain('application/json');
   });
 
-  it('returns the plain-text 401, sent without a Content-Type, as the text Unauthorized', async () => {
+  it("returns the plain-text 401, sent without a Content-Type, as the spec's text", async () => {
     const text = responseExample(CLOSE_PATH, '401', 'text/plain');
-    expect(text).toBe('Unauthorized');
+    expect(text).toBeTypeOf('string');
     const api = createClient({ baseUrl: BASE_URL, token: TOKEN, fetch: fakeFetch(() => bare(401, String(text))).fetch });
     const result = await api.closeGoal(closeBody);
     expect(result.response.headers.get('content-type')).toBeNull();
-    expect(result).toMatchObject({ ok: false, status: 401, body: 'Unauthorized' });
+    expect(result).toMatchObject({ ok: false, status: 401, body: text });
   });
 
   it('returns the read-only 403, plain text without a Content-Type, as text', async () => {
     const text = String(responseExample(RESUME_PATH, '403', 'text/plain'));
     const api = createClient({ baseUrl: BASE_URL, token: TOKEN, fetch: fakeFetch(() => bare(403, text)).fetch });
     const result = await api.resumeProject(resumeBody);
-    expect(result).toMatchObject({ ok: false, status: 403, body: 'Read-only API tokens cannot execute mutations' });
+    expect(result).toMatchObject({ ok: false, status: 403, body: text });
   });
 
   it('returns a JSON 404 as the parsed error body, with or without a Content-Type', async () => {
@@ -172,9 +172,9 @@ describe('createClient types each answer by its status', () => {
     });
     for (const label of ['with a JSON Content-Type', 'before the token check, without a Content-Type']) {
       const result = await api.closeGoal(closeBody);
-      expect(result, label).toMatchObject({ ok: false, status: 404, body: { error: 'Not found', message: 'The requested resource was not found' } });
+      expect(result, label).toMatchObject({ ok: false, status: 404, body: expected });
       if (result.status !== 404) throw new Error('narrowing failed');
-      expect(result.body.error).toBe('Not found');
+      expect(result.body.error).toBe(isObject(expected) ? expected['error'] : undefined);
     }
   });
 

@@ -1,6 +1,7 @@
 // The bench's requests and what our mock must answer to them, built from the fixtures of GET /__mock/fixtures: one
 // definition for the load run (run.ts), the in-process stage table (stages.ts), the in-process start-up
 // (startup.ts) and the profiler (profile.ts), so every figure is about the same requests.
+import { texts } from '../../spec/lib/messages.ts';
 import type { BodyCheck, RequestSpec } from './job.ts';
 
 export const API = '/api/external/v1';
@@ -97,7 +98,7 @@ export function scenarios(fixtures: Fixtures, sessions: number): Scenario[] {
  * write must leave (ids of new rows and dates vary, so the rest is not compared).
  */
 export function mockCheck(scenario: Pick<Scenario, 'operationId' | 'expectStatus'>, fixtures: Fixtures): BodyCheck {
-  if (scenario.expectStatus === 401) return { kind: 'exact', body: 'Unauthorized' };
+  if (scenario.expectStatus === 401) return { kind: 'exact', body: texts.unauthorized };
   if (scenario.operationId === 'closeGoal') {
     return {
       kind: 'json-fields',

@@ -1,9 +1,8 @@
-// Every error the mock sends, in one catalog. Where the spec documents the response, the body is the spec's own
-// example (read from generated/openapi.json); the others (paths and methods the spec does not document, and the
-// messages with a variable part) are production's texts from RULES.md#error-table, and a test
-// checks that each variable message reproduces the spec's example.
+// Every error the mock sends, in one catalog. Every production text is the spec's (read from generated/): a documented
+// response's own example, or for paths and methods the spec does not document and the messages with a variable part,
+// the spec's texts and templates (spec/lib/messages.ts; a test checks each template reproduces its 400 example).
 import { isObject, loadDocument, resolvePointer } from '../../spec/lib/openapi.ts';
-import { messages, specText } from '../../spec/lib/messages.ts';
+import { messages, specText, texts } from '../../spec/lib/messages.ts';
 
 function specExample(pointer: string): unknown {
   const value = resolvePointer(loadDocument(), pointer);
@@ -17,6 +16,21 @@ function specJson(pointer: string): Record<string, unknown> {
 }
 const responseJson = (response: string, example?: string): Record<string, unknown> =>
   specJson(`#/components/responses/${response}/content/application~1json/${example ? `examples/${example}/value` : 'example'}`);
+function stringAt(value: Record<string, unknown>, key: string, where: string): string {
+  const found = value[key];
+  if (typeof found !== 'string') throw new Error(`the spec's ${where} has no text ${key}; the error catalog needs it`);
+  return found;
+}
+
+/** The `error` of the service's 400s (BadRequestError), as the spec's examples have it. */
+const BAD_REQUEST = stringAt(specJson('#/components/examples/UnknownInputField/value'), 'error', 'UnknownInputField example');
+/** The framework's 500 (decoding_crash): its reason phrase is also the HTML error view's text. */
+const FRAMEWORK_CRASH = responseJson('InternalServerError', 'decoding_crash');
+const frameworkCrashDetail = ((): string => {
+  const errors = FRAMEWORK_CRASH['errors'];
+  if (!isObject(errors)) throw new Error("the spec's decoding_crash example has no errors object; the error catalog needs it");
+  return stringAt(errors, 'detail', 'decoding_crash example');
+})();
 
 /** How production frames the body: no Content-Type header at all, JSON, or an HTML error view. */
 type Framing = 'none' | 'json' | 'html';
@@ -50,34 +64,34 @@ export const INVALID_JSON = endpointError(
   specJson('#/components/examples/InvalidJsonAcceptJson/value'),
 );
 export const PAYLOAD_TOO_LARGE = endpointError('PAYLOAD_TOO_LARGE', 413, specText('PayloadTooLarge', 'text/html'), responseJson('PayloadTooLarge'));
-export const ROUTE_NOT_FOUND = endpointError('ROUTE_NOT_FOUND', 404, 'Not Found', { errors: { detail: 'Not Found' } });
+export const ROUTE_NOT_FOUND = endpointError('ROUTE_NOT_FOUND', 404, texts.routeNotFound, { errors: { detail: texts.routeNotFound } });
 /** The router raised (a malformed percent escape in the path): the error view's 500. */
-export const ROUTER_CRASH = endpointError('ROUTER_CRASH', 500, 'Internal Server Error', responseJson('InternalServerError', 'decoding_crash'));
+export const ROUTER_CRASH = endpointError('ROUTER_CRASH', 500, frameworkCrashDetail, FRAMEWORK_CRASH);
 export const NOT_ACCEPTABLE = html('NOT_ACCEPTABLE', 406, specText('NotAcceptable', 'text/html'));
 export const UNSUPPORTED_MEDIA_TYPE = json('UNSUPPORTED_MEDIA_TYPE', 415, responseJson('UnsupportedMediaType'));
 export const METHOD_NOT_ALLOWED = plain('METHOD_NOT_ALLOWED', 405, specText('MethodNotAllowed', 'text/plain'));
-export const MISSING_QUERY_NAME = plain('MISSING_QUERY_NAME', 400, 'Missing query name');
+export const MISSING_QUERY_NAME = plain('MISSING_QUERY_NAME', 400, texts.missingQueryName);
 export const INVALID_QUERY_NAME = (segments: ReadonlyArray<string>): ErrorReply => plain('INVALID_QUERY_NAME', 400, messages.invalidQueryName(segments));
-export const MUTATION_NOT_FOUND = plain('MUTATION_NOT_FOUND', 404, 'Mutation not found');
-export const QUERY_NOT_FOUND = plain('QUERY_NOT_FOUND', 404, 'Query not found');
+export const MUTATION_NOT_FOUND = plain('MUTATION_NOT_FOUND', 404, texts.mutationNotFound);
+export const QUERY_NOT_FOUND = plain('QUERY_NOT_FOUND', 404, texts.queryNotFound);
 
 // Input decoding (ParseInputs): sent with send_resp, so no Content-Type, before the token is looked at.
-export const UNKNOWN_INPUT_FIELD = (name: string): ErrorReply => service('UNKNOWN_INPUT_FIELD', 400, 'Bad request', messages.unknownField(name), 'none');
+export const UNKNOWN_INPUT_FIELD = (name: string): ErrorReply => service('UNKNOWN_INPUT_FIELD', 400, BAD_REQUEST, messages.unknownField(name), 'none');
 export const UNKNOWN_INPUT_TYPE = (type: 'string' | 'boolean'): ErrorReply =>
-  service('UNKNOWN_INPUT_TYPE', 400, 'Bad request', messages.unknownType(type), 'none');
+  service('UNKNOWN_INPUT_TYPE', 400, BAD_REQUEST, messages.unknownType(type), 'none');
 export const INVALID_ENUM_VALUE = (name: string, printed: string, allowed: ReadonlyArray<string>): ErrorReply =>
-  service('INVALID_ENUM_VALUE', 400, 'Bad request', messages.invalidEnum(name, printed, allowed), 'none');
-export const NULL_FIELD = (name: string): ErrorReply => service('NULL_FIELD', 400, 'Bad request', messages.nullField(name), 'none');
+  service('INVALID_ENUM_VALUE', 400, BAD_REQUEST, messages.invalidEnum(name, printed, allowed), 'none');
+export const NULL_FIELD = (name: string): ErrorReply => service('NULL_FIELD', 400, BAD_REQUEST, messages.nullField(name), 'none');
 export const UNDECODABLE_ID: ErrorReply = { code: 'UNDECODABLE_ID', status: 404, body: responseJson('NotFound'), framing: 'none' };
 export const DECODING_CRASH = json('DECODING_CRASH', 500, responseJson('InternalServerError', 'decoding_crash'));
 
 // Authentication and the read-only guard: plain text, no Content-Type.
-export const UNAUTHORIZED = plain('UNAUTHORIZED', 401, specText('Unauthorized', 'text/plain'));
-export const READ_ONLY_TOKEN = plain('READ_ONLY_TOKEN', 403, specText('Forbidden', 'text/plain'));
+export const UNAUTHORIZED = plain('UNAUTHORIZED', 401, texts.unauthorized);
+export const READ_ONLY_TOKEN = plain('READ_ONLY_TOKEN', 403, texts.readOnly);
 
 // After authentication: JSON.
 export const MISSING_REQUIRED_FIELDS = (names: ReadonlyArray<string>): ErrorReply =>
-  service('MISSING_REQUIRED_FIELDS', 400, 'Bad request', messages.missingFields(names), 'json');
+  service('MISSING_REQUIRED_FIELDS', 400, BAD_REQUEST, messages.missingFields(names), 'json');
 export const NOT_FOUND = json('NOT_FOUND', 404, responseJson('NotFound'));
 export const FORBIDDEN = json('FORBIDDEN', 403, responseJson('Forbidden'));
 export const OPERATION_FAILED = json('OPERATION_FAILED', 500, responseJson('InternalServerError', 'operation_failed'));

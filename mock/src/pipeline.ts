@@ -3,12 +3,12 @@
 //   1. Endpoint   body reading and parsing: 413 too large, invalid JSON 400 (rendered from the entry connection)
 //   2. Router     the /api/external/v1 forward: 404 outside it; `accepts json`: 406
 //   3. Parser     TurboConnect's Plug.Parsers: 415 for a Content-Type it cannot parse
-//   4. Match      method 405; operation name 400 (missing / too many segments); lookup 404 Mutation/Query not found
+//   4. Match      method 405; operation name 400 (missing / too many segments); lookup 404 (mutation / query not found)
 //                 (the spec's operations by path: spec/lib/operations.ts)
 //   5. Inputs     ParseInputs: unknown field 400, type 400/500, id 404/500, rich text 500, null 400 (decode.ts)
 //   6. Token      RequireApiToken: 401 (when the operation's security requires the bearer token; security.ts)
 //   7. Read-only  EnforceTokenAccessMode: 403 text
-//   8. Required   RequiredFieldValidator: 400 Missing required fields (the request schema's required fields)
+//   8. Required   RequiredFieldValidator: 400 naming the missing fields (the request schema's required fields)
 //   9. Handler    404 not visible, 403 cannot edit, 500 operation failed, 200 (handlers/, store.ts)
 // Steps 1–5 run before the token is looked at, so a request without a token can get 400, 404, 405, 413, 415 or 500.
 // Nothing here is framework- or Node-specific: the request is a method, a target, headers and the body's bytes.

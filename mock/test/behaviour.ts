@@ -5,6 +5,7 @@
 // whole table on each adapter.
 import { expect } from 'vitest';
 import { isObject } from '../../spec/lib/openapi.ts';
+import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 import { fixturesOf, type Fixtures } from '../src/controls.ts';
 import { defaultSeed } from '../src/seed.ts';
 import { CLOSE, RESUME, doc, type Sent } from './http.ts';
@@ -13,11 +14,13 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const HTML_TYPE = 'text/html; charset=utf-8';
 const NONE = undefined;
 
-const BAD_REQUEST = (message: string): string => JSON.stringify({ error: 'Bad request', message });
-const NOT_FOUND = '{"error":"Not found","message":"The requested resource was not found"}';
-const FRAMEWORK_500 = '{"errors":{"detail":"Internal Server Error"}}';
-const HANDLER_500 = '{"error":"Internal server error","message":"An unexpected error occurred"}';
-const FORBIDDEN = `{"error":"Forbidden","message":"You don't have permission to perform this action"}`;
+// Production's bodies as the spec documents them (spec/test/spec-answers.ts): the table writes no text of its own.
+const { messages } = production;
+const BAD_REQUEST = production.badRequest;
+const NOT_FOUND = production.notFound;
+const FRAMEWORK_500 = production.decodingCrash;
+const HANDLER_500 = production.operationFailed;
+const FORBIDDEN = production.forbidden;
 
 /** The fixtures of the default seed: what every adapter created without a seed serves. */
 export function seedFixtures(): Fixtures {
@@ -48,7 +51,7 @@ export function errorTable(fixtures: Fixtures): ErrorCase[] {
       name: 'invalid JSON is 400 "Bad Request" as HTML, before anything else (#1)',
       request: () => json(RESUME, '{"project_id":'),
       status: 400,
-      body: 'Bad Request',
+      body: production.invalidJsonHtml,
       contentType: HTML_TYPE,
       requestId: false,
     },
@@ -56,7 +59,7 @@ export function errorTable(fixtures: Fixtures): ErrorCase[] {
       name: 'invalid JSON is the framework JSON body when Accept asks for JSON only (#1)',
       request: () => json(RESUME, '{', undefined, { accept: 'application/json' }),
       status: 400,
-      body: '{"errors":{"detail":"Bad Request"}}',
+      body: production.invalidJsonJson,
       contentType: JSON_TYPE,
       requestId: false,
     },
@@ -64,7 +67,7 @@ export function errorTable(fixtures: Fixtures): ErrorCase[] {
       name: 'a whitespace-only JSON body is invalid JSON (#1)',
       request: () => json(RESUME, '  '),
       status: 400,
-      body: 'Bad Request',
+      body: production.invalidJsonHtml,
       contentType: HTML_TYPE,
       requestId: false,
     },
@@ -72,7 +75,7 @@ export function errorTable(fixtures: Fixtures): ErrorCase[] {
       name: 'invalid UTF-8 in a JSON body is invalid JSON (#1)',
       request: () => ({ ...json(RESUME, ''), body: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]) }),
       status: 400,
-      body: 'Bad Request',
+      body: production.invalidJsonHtml,
       contentType: HTML_TYPE,
       requestId: false,
     },
@@ -80,7 +83,7 @@ export function errorTable(fixtures: Fixtures): ErrorCase[] {
       name: 'a body over the size limit is 413 (#2)',
       request: () => json(RESUME, { message: 'x'.repeat(5000) }),
       status: 413,
-      body: 'Request Entity Too Large',
+      body: production.payloadTooLargeHtml,
       contentType: HTML_TYPE,
       requestId: false,
     },
@@ -88,7 +91,7 @@ export function errorTable(fixtures: Fixtures): ErrorCase[] {
       name: 'a body over the size limit is the framework JSON 413 when Accept asks for JSON (#2)',
       request: () => json(RESUME, { message: 'x'.repeat(5000) }, undefined, { accept: 'application/json' }),
       status: 413,
-      body: '{"errors":{"detail":"Request Entity Too Large"}}',
+      body: production.payloadTooLargeJson,
       contentType: JSON_TYPE,
       requestId: false,
     },
@@ -96,14 +99,14 @@ export function errorTable(fixtures: Fixtures): ErrorCase[] {
       name: 'a POST outside /api/external/v1 is 404 "Not Found" (#3)',
       request: () => json('/api/external/v2/projects/resume', resumeBody()),
       status: 404,
-      body: 'Not Found',
+      body: production.routeNotFound,
       contentType: HTML_TYPE,
     },
     {
       name: 'an Accept that allows no JSON is 406 (#4)',
       request: () => json(RESUME, resumeBody(), undefined, { accept: 'text/html' }),
       status: 406,
-      body: 'Not Acceptable',
+      body: production.notAcceptable,
       contentType: HTML_TYPE,
       requestId: false,
     },
@@ -111,14 +114,14 @@ export function errorTable(fixtures: Fixtures): ErrorCase[] {
       name: 'a token sent to the internal API is 401: it takes browser sessions only (auth_test.exs internal_with_token)',
       request: () => json('/api/v2/projects/resume', resumeBody(), token('read_only')),
       status: 401,
-      body: 'Unauthorized',
+      body: production.unauthorized,
       contentType: NONE,
     },
     {
       name: 'a full-access token sent to the internal API is 401 too',
       request: () => json('/api/v2/goals/close', closeBody(), token('full_access')),
       status: 401,
-      body: 'Unauthorized',
+      body: production.unauthorized,
       contentType: NONE,
     },
     {
@@ -132,14 +135,14 @@ export function errorTable(fixtures: Fixtures): ErrorCase[] {
       name: 'a percent-escaped operation name is matched raw: no such mutation (TurboConnect reads the raw segments)',
       request: () => json('/api/external/v1/projects/%72esume', resumeBody(), token('full_access')),
       status: 404,
-      body: 'Mutation not found',
+      body: production.mutationNotFound,
       contentType: NONE,
     },
     {
       name: 'a malformed percent escape in the path crashes the router: 500 (URI.decode raises)',
       request: () => json('/api/external/v1/projects/res%zzume', resumeBody()),
       status: 500,
-      body: 'Internal Server Error',
+      body: production.decodingCrashHtml,
       contentType: HTML_TYPE,
     },
     {
@@ -153,7 +156,7 @@ export function errorTable(fixtures: Fixtures): ErrorCase[] {
       name: 'a path starting with // is a path (empty segments dropped)',
       request: () => json('//api/external/v1/projects/resume', resumeBody()),
       status: 401,
-      body: 'Unauthorized',
+      body: production.unauthorized,
       contentType: NONE,
     },
     // 5–10: TurboConnect's parser and Match
@@ -161,71 +164,71 @@ export function errorTable(fixtures: Fixtures): ErrorCase[] {
       name: 'a Content-Type the API cannot parse is 415 before the token (#5)',
       request: () => ({ path: RESUME, headers: { 'content-type': 'text/plain' }, body: 'hello' }),
       status: 415,
-      body: '{"errors":{"detail":"Unsupported Media Type"}}',
+      body: production.unsupportedMediaType,
       contentType: JSON_TYPE,
     },
     {
       name: 'an unparseable Content-Type is 415 (#5)',
       request: () => ({ path: RESUME, headers: { 'content-type': 'foo' }, body: '{}' }),
       status: 415,
-      body: '{"errors":{"detail":"Unsupported Media Type"}}',
+      body: production.unsupportedMediaType,
       contentType: JSON_TYPE,
     },
     {
       name: 'PUT is 405 in plain text with no Content-Type (#6)',
       request: () => ({ ...json(RESUME, resumeBody()), method: 'PUT' }),
       status: 405,
-      body: 'Method Not Allowed',
+      body: production.methodNotAllowed,
       contentType: NONE,
     },
-    { name: 'DELETE is 405 (#6)', request: () => ({ method: 'DELETE', path: CLOSE }), status: 405, body: 'Method Not Allowed', contentType: NONE },
+    { name: 'DELETE is 405 (#6)', request: () => ({ method: 'DELETE', path: CLOSE }), status: 405, body: production.methodNotAllowed, contentType: NONE },
     {
       name: 'a POST with "_method": "PUT" is overridden and 405 (#6)',
       request: () => json(RESUME, resumeBody({ _method: 'put' })),
       status: 405,
-      body: 'Method Not Allowed',
+      body: production.methodNotAllowed,
       contentType: NONE,
     },
     {
       name: 'no operation name is 400 "Missing query name" (#7)',
       request: () => json('/api/external/v1/', {}),
       status: 400,
-      body: 'Missing query name',
+      body: production.missingQueryName,
       contentType: NONE,
     },
     {
       name: 'three name segments are 400 "Invalid query name" (#8)',
       request: () => json('/api/external/v1/projects/resume/now', {}),
       status: 400,
-      body: 'Invalid query name: projects/resume/now',
+      body: messages.invalidQueryName(['projects', 'resume', 'now']),
       contentType: NONE,
     },
     {
       name: 'an unknown mutation is 404 "Mutation not found", even without a token (#9)',
       request: () => json('/api/external/v1/projects/get', {}),
       status: 404,
-      body: 'Mutation not found',
+      body: production.mutationNotFound,
       contentType: NONE,
     },
     {
       name: 'an internal-only mutation is 404 "Mutation not found" (#9)',
       request: () => json('/api/external/v1/api_tokens/create', {}),
       status: 404,
-      body: 'Mutation not found',
+      body: production.mutationNotFound,
       contentType: NONE,
     },
     {
       name: 'names are case-sensitive (#9)',
       request: () => json('/api/external/v1/Projects/Resume', resumeBody()),
       status: 404,
-      body: 'Mutation not found',
+      body: production.mutationNotFound,
       contentType: NONE,
     },
     {
       name: 'GET on a mutation is 404 "Query not found", even without a token (#10)',
       request: () => ({ method: 'GET', path: RESUME }),
       status: 404,
-      body: 'Query not found',
+      body: production.queryNotFound,
       contentType: NONE,
     },
     // 11–20: input decoding, before the token
@@ -233,77 +236,77 @@ export function errorTable(fixtures: Fixtures): ErrorCase[] {
       name: 'an unknown field is 400 before the token is checked (#11)',
       request: () => json(RESUME, resumeBody({ name: 'x' })),
       status: 400,
-      body: BAD_REQUEST('Unknown input field: name'),
+      body: BAD_REQUEST(messages.unknownField('name')),
       contentType: NONE,
     },
     {
       name: 'a top-level array is the unknown field _json (#11, decision 2)',
       request: () => json(CLOSE, '[1,2]'),
       status: 400,
-      body: BAD_REQUEST('Unknown input field: _json'),
+      body: BAD_REQUEST(messages.unknownField('_json')),
       contentType: NONE,
     },
     {
       name: 'null in a required field is 400 (#13)',
       request: () => json(RESUME, resumeBody({ project_id: null })),
       status: 400,
-      body: BAD_REQUEST("Field 'project_id' cannot be null"),
+      body: BAD_REQUEST(messages.nullField('project_id')),
       contentType: NONE,
     },
     {
       name: 'an empty id counts as null (#13)',
       request: () => json(CLOSE, closeBody({ goal_id: '' })),
       status: 400,
-      body: BAD_REQUEST("Field 'goal_id' cannot be null"),
+      body: BAD_REQUEST(messages.nullField('goal_id')),
       contentType: NONE,
     },
     {
       name: 'the rich-text string "null" counts as null (#13)',
       request: () => json(RESUME, resumeBody({ message: 'null' })),
       status: 400,
-      body: BAD_REQUEST("Field 'message' cannot be null"),
+      body: BAD_REQUEST(messages.nullField('message')),
       contentType: NONE,
     },
     {
       name: 'null success_status is 400 (#13)',
       request: () => json(CLOSE, closeBody({ success_status: null })),
       status: 400,
-      body: BAD_REQUEST("Field 'success_status' cannot be null"),
+      body: BAD_REQUEST(messages.nullField('success_status')),
       contentType: NONE,
     },
     {
       name: 'a number for success is 400 "Unknown input type: string" (#14)',
       request: () => json(CLOSE, closeBody({ success: 1 })),
       status: 400,
-      body: BAD_REQUEST('Unknown input type: string'),
+      body: BAD_REQUEST(messages.unknownType('string')),
       contentType: NONE,
     },
     {
       name: 'the string "true" for send_notifications_to_everyone is 400 (#15)',
       request: () => json(RESUME, resumeBody({ send_notifications_to_everyone: 'true' })),
       status: 400,
-      body: BAD_REQUEST('Unknown input type: boolean'),
+      body: BAD_REQUEST(messages.unknownType('boolean')),
       contentType: NONE,
     },
     {
       name: 'success_status is case-sensitive and printed as sent (#16)',
       request: () => json(CLOSE, closeBody({ success_status: 'Achieved' })),
       status: 400,
-      body: BAD_REQUEST('Invalid value for enum success_status: Achieved. Allowed values: achieved, missed'),
+      body: BAD_REQUEST(messages.invalidEnum('success_status', 'Achieved', ['achieved', 'missed'])),
       contentType: NONE,
     },
     {
       name: 'a number for success_status is printed raw (#16)',
       request: () => json(CLOSE, closeBody({ success_status: 5 })),
       status: 400,
-      body: BAD_REQUEST('Invalid value for enum success_status: 5. Allowed values: achieved, missed'),
+      body: BAD_REQUEST(messages.invalidEnum('success_status', '5', ['achieved', 'missed'])),
       contentType: NONE,
     },
     {
       name: 'a boolean for success_status is printed raw (#16)',
       request: () => json(CLOSE, closeBody({ success_status: true })),
       status: 400,
-      body: BAD_REQUEST('Invalid value for enum success_status: true. Allowed values: achieved, missed'),
+      body: BAD_REQUEST(messages.invalidEnum('success_status', 'true', ['achieved', 'missed'])),
       contentType: NONE,
     },
     {
@@ -381,84 +384,84 @@ export function errorTable(fixtures: Fixtures): ErrorCase[] {
       name: 'no Authorization header is 401 in plain text (#21)',
       request: () => json(RESUME, resumeBody()),
       status: 401,
-      body: 'Unauthorized',
+      body: production.unauthorized,
       contentType: NONE,
     },
     {
       name: 'a lowercase "bearer" scheme is 401 (#21)',
       request: () => json(RESUME, resumeBody(), undefined, { authorization: `bearer ${token('full_access')}` }),
       status: 401,
-      body: 'Unauthorized',
+      body: production.unauthorized,
       contentType: NONE,
     },
     {
       name: 'another scheme is 401 (#21)',
       request: () => json(RESUME, resumeBody(), undefined, { authorization: `Token ${token('full_access')}` }),
       status: 401,
-      body: 'Unauthorized',
+      body: production.unauthorized,
       contentType: NONE,
     },
     {
       name: '"Bearer" alone is 401 (#21)',
       request: () => json(RESUME, resumeBody(), undefined, { authorization: 'Bearer' }),
       status: 401,
-      body: 'Unauthorized',
+      body: production.unauthorized,
       contentType: NONE,
     },
     {
       name: 'a tab as the separator is 401 (#21)',
       request: () => json(RESUME, resumeBody(), undefined, { authorization: `Bearer\t${token('full_access')}` }),
       status: 401,
-      body: 'Unauthorized',
+      body: production.unauthorized,
       contentType: NONE,
     },
     {
       name: 'an unknown token in production format is 401 (#21)',
       request: () => json(RESUME, resumeBody(), `opk_${'A'.repeat(43)}`),
       status: 401,
-      body: 'Unauthorized',
+      body: production.unauthorized,
       contentType: NONE,
     },
     {
       name: "a suspended person's token is 401 (#21)",
       request: () => json(RESUME, resumeBody(), token('suspended')),
       status: 401,
-      body: 'Unauthorized',
+      body: production.unauthorized,
       contentType: NONE,
     },
     {
       name: 'no Content-Type ignores the body: 401 without a token (#21)',
       request: () => ({ path: RESUME, body: JSON.stringify({ name: 'x' }) }),
       status: 401,
-      body: 'Unauthorized',
+      body: production.unauthorized,
       contentType: NONE,
     },
     {
       name: 'a well-formed unknown id is 401 without a token (the lookup is after auth) (#21)',
       request: () => json(RESUME, resumeBody({ project_id: 'nonexistent' })),
       status: 401,
-      body: 'Unauthorized',
+      body: production.unauthorized,
       contentType: NONE,
     },
     {
       name: 'a read-only token is 403 in plain text (#22)',
       request: () => json(RESUME, resumeBody(), token('read_only')),
       status: 403,
-      body: 'Read-only API tokens cannot execute mutations',
+      body: production.readOnly,
       contentType: NONE,
     },
     {
       name: 'a read-only token is 403 even with required fields missing (#22 before #23)',
       request: () => json(CLOSE, {}, token('read_only')),
       status: 403,
-      body: 'Read-only API tokens cannot execute mutations',
+      body: production.readOnly,
       contentType: NONE,
     },
     {
       name: 'a read-only token still gets the input errors first (#22 after #11)',
       request: () => json(CLOSE, closeBody({ hacker: true }), token('read_only')),
       status: 400,
-      body: BAD_REQUEST('Unknown input field: hacker'),
+      body: BAD_REQUEST(messages.unknownField('hacker')),
       contentType: NONE,
     },
     {
@@ -473,35 +476,35 @@ export function errorTable(fixtures: Fixtures): ErrorCase[] {
       name: 'an empty resume body lists both missing fields in declaration order (#23)',
       request: () => json(RESUME, {}, token('full_access')),
       status: 400,
-      body: BAD_REQUEST('Missing required fields: project_id, message'),
+      body: BAD_REQUEST(messages.missingFields(['project_id', 'message'])),
       contentType: JSON_TYPE,
     },
     {
       name: 'an empty close body lists all four missing fields (#23)',
       request: () => json(CLOSE, {}, token('full_access')),
       status: 400,
-      body: BAD_REQUEST('Missing required fields: goal_id, success, retrospective, success_status'),
+      body: BAD_REQUEST(messages.missingFields(['goal_id', 'success', 'retrospective', 'success_status'])),
       contentType: JSON_TYPE,
     },
     {
       name: 'only the missing fields are listed (#23)',
       request: () => json(CLOSE, { goal_id: fixtures.goals['open'], success: 'yes' }, token('full_access')),
       status: 400,
-      body: BAD_REQUEST('Missing required fields: retrospective, success_status'),
+      body: BAD_REQUEST(messages.missingFields(['retrospective', 'success_status'])),
       contentType: JSON_TYPE,
     },
     {
       name: 'no Content-Type with a valid token is 400 missing fields (#23)',
       request: () => ({ path: RESUME, headers: { authorization: `Bearer ${token('full_access')}` }, body: JSON.stringify(resumeBody()) }),
       status: 400,
-      body: BAD_REQUEST('Missing required fields: project_id, message'),
+      body: BAD_REQUEST(messages.missingFields(['project_id', 'message'])),
       contentType: JSON_TYPE,
     },
     {
       name: 'an empty body without a token is 401 before the missing fields (#21 before #23)',
       request: () => json(RESUME, {}),
       status: 401,
-      body: 'Unauthorized',
+      body: production.unauthorized,
       contentType: NONE,
     },
     {
@@ -657,7 +660,7 @@ export function behaviourTable(fixtures: Fixtures): BehaviourCase[] {
       name: 'state: a read-only token gets the plain-text 403 and the project stays paused',
       requests: [resume('paused', 'read_only'), STATE],
       check([answer, after]) {
-        expect([answer?.status, answer?.text, answer?.headers['content-type']]).toEqual([403, 'Read-only API tokens cannot execute mutations', undefined]);
+        expect([answer?.status, answer?.text, answer?.headers['content-type']]).toEqual([403, production.readOnly, undefined]);
         expect(rows(parsed(after), 'projects')[0]?.['stored_status']).toBe('paused');
       },
     },
@@ -743,7 +746,7 @@ export function behaviourTable(fixtures: Fixtures): BehaviourCase[] {
       name: 'controls: Prefer code=404 answers the documented body and changes nothing',
       requests: [STATE, resume('paused', 'full_access', {}, { prefer: 'code=404' }), STATE],
       check([before, answer, after]) {
-        expect([answer?.status, answer?.text]).toEqual([404, '{"error":"Not found","message":"The requested resource was not found"}']);
+        expect([answer?.status, answer?.text]).toEqual([404, production.notFound]);
         expect(after?.text).toBe(before?.text);
       },
     },
@@ -751,7 +754,7 @@ export function behaviourTable(fixtures: Fixtures): BehaviourCase[] {
       name: 'controls: Prefer code=401 answers the plain-text body with no Content-Type',
       requests: [json(CLOSE, {}, undefined, { prefer: 'code=401' })],
       check([answer]) {
-        expect([answer?.status, answer?.text, answer?.headers['content-type']]).toEqual([401, 'Unauthorized', undefined]);
+        expect([answer?.status, answer?.text, answer?.headers['content-type']]).toEqual([401, production.unauthorized, undefined]);
       },
     },
     {

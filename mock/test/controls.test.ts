@@ -1,6 +1,7 @@
 // The controls production lacks (issue: mock controls): sessions, reset, journals, Prefer, delays, CORS, seeds and
 // in-process use, each proved over real HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { createMockApp, defaultSeed, MemorySessions } from '../src/index.ts';
 import { CLOSE, RESUME, doc, startMock, type RunningMock } from './http.ts';
@@ -143,13 +144,13 @@ describe('Prefer', () => {
     const before = await stateOf('prefer-404');
     const response = await mock.post(RESUME, resumeBody(), token('full_access'), { ...session, prefer: 'code=404' });
     expect(response.status).toBe(404);
-    expect(response.text).toBe('{"error":"Not found","message":"The requested resource was not found"}');
+    expect(response.text).toBe(production.notFound);
     expect(await stateOf('prefer-404')).toEqual(before);
   });
 
   it('code=401 answers the plain-text body with no Content-Type, without a token', async () => {
     const response = await mock.post(CLOSE, {}, undefined, { prefer: 'code=401' });
-    expect([response.status, response.text, response.headers['content-type']]).toEqual([401, 'Unauthorized', undefined]);
+    expect([response.status, response.text, response.headers['content-type']]).toEqual([401, production.unauthorized, undefined]);
   });
 
   it('an undocumented code is a clear 400 naming the documented ones', async () => {
@@ -165,7 +166,7 @@ describe('Prefer', () => {
     const closed = await mock.post(RESUME, resumeBody(), token('full_access'), { prefer: 'example=closed_project' });
     expect(projectOf(closed.json())['state']).toBe('closed');
     const missing = await mock.post(CLOSE, {}, undefined, { prefer: 'code=400, example=missing_required_fields' });
-    expect(missing.json()).toEqual({ error: 'Bad request', message: 'Missing required fields: goal_id, success, retrospective, success_status' });
+    expect(missing.text).toBe(production.badRequest(production.messages.missingFields(['goal_id', 'success', 'retrospective', 'success_status'])));
     const unknown = await mock.post(CLOSE, {}, undefined, { prefer: 'example=nope' });
     expect(unknown.status).toBe(400);
     expect((unknown.json() as { message: string }).message).toContain('examples: achieved_goal, missed_goal');
@@ -220,7 +221,7 @@ describe('CORS', () => {
         path: RESUME,
         headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST' },
       });
-      expect([response.status, response.text, response.headers['access-control-allow-origin']]).toEqual([405, 'Method Not Allowed', undefined]);
+      expect([response.status, response.text, response.headers['access-control-allow-origin']]).toEqual([405, production.methodNotAllowed, undefined]);
     } finally {
       await plain.close();
     }
@@ -253,7 +254,7 @@ describe('--no-control and in-process use', () => {
     try {
       const response = await shared.send({ method: 'GET', path: '/__mock/state' });
       expect(response.status).toBe(404);
-      expect(response.text).toBe('Not Found');
+      expect(response.text).toBe(production.routeNotFound);
     } finally {
       await shared.close();
     }

@@ -2,6 +2,7 @@
 // exact status, exact body bytes, production's content type (none for plain text and input-decoding errors), and
 // the state left exactly as it was.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 import { errorTable, seedFixtures, type ErrorCase } from './behaviour.ts';
 import { CLOSE, RESUME, doc, startMock, type RunningMock, type Sent } from './http.ts';
 
@@ -11,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => mock.close());
 
-const BAD_REQUEST = (message: string): string => JSON.stringify({ error: 'Bad request', message });
+const BAD_REQUEST = production.badRequest;
 
 function resumeBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { project_id: mock.fixtures.projects['paused'], message: doc('Back on track.'), ...overrides };
@@ -98,7 +99,7 @@ describe('id and token forms that production accepts', () => {
       body,
     });
     expect(response.status).toBe(400);
-    expect(response.text).toBe(BAD_REQUEST('Unknown input type: boolean'));
+    expect(response.text).toBe(BAD_REQUEST(production.messages.unknownType('boolean')));
   });
 
   it('accepts Accept headers that allow JSON: */*, application/*, and browser lists', async () => {

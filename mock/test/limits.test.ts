@@ -4,6 +4,7 @@
 // real service's JSON parser reads it.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 import { isObject, listOperations, responseSchemaPointer } from '../../spec/lib/openapi.ts';
 import { createSchemaValidator, formatErrors } from '../../spec/lib/ajv.ts';
 import * as errors from '../src/errors.ts';
@@ -97,9 +98,9 @@ describe('a session keeps at most its byte budget of rich text', () => {
   it('still checks everything production checks first: no token is 401 and a read-only token 403, before the size', async () => {
     const message = largeDoc(300 * KiB);
     const anonymous = await mock.post(RESUME, { project_id: mock.fixtures.projects['paused'], message });
-    expect([anonymous.status, anonymous.text]).toEqual([401, 'Unauthorized']);
+    expect([anonymous.status, anonymous.text]).toEqual([401, production.unauthorized]);
     const readOnly = await mock.post(RESUME, { project_id: mock.fixtures.projects['paused'], message }, mock.fixtures.tokens['read_only']);
-    expect([readOnly.status, readOnly.text]).toEqual([403, 'Read-only API tokens cannot execute mutations']);
+    expect([readOnly.status, readOnly.text]).toEqual([403, production.readOnly]);
   });
 });
 

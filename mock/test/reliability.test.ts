@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
 import { DEFAULT_BODY_LIMIT, defaultSeed } from '../src/index.ts';
 import { nextWeeklyCheckIn } from '../src/rules.ts';
@@ -105,7 +106,7 @@ describe('issues the fuzzer found, fixed and pinned', () => {
     const response = await mock.send(json(CLOSE, `{"success_status":${'['.repeat(20_000)}${']'.repeat(20_000)}}`, 'known-deep-enum'));
     expect({ status: response.status, body: response.text }).toEqual({
       status: 400,
-      body: JSON.stringify({ error: 'Bad request', message: 'Invalid value for enum success_status: . Allowed values: achieved, missed' }),
+      body: production.badRequest(production.messages.invalidEnum('success_status', '', ['achieved', 'missed'])),
     });
   });
 
@@ -117,7 +118,7 @@ describe('issues the fuzzer found, fixed and pinned', () => {
 
   it('answers a POST with "_method": "PUT" with production\'s 405 (RULES.md#method-rules)', async () => {
     const response = await mock.send(json(RESUME, resumeBody({ _method: 'PUT' }), 'known-override'));
-    expect({ status: response.status, body: response.text }).toEqual({ status: 405, body: 'Method Not Allowed' });
+    expect({ status: response.status, body: response.text }).toEqual({ status: 405, body: production.methodNotAllowed });
   });
 
   it('the spec documents that 405 for both operations (spec/paths: add a 405 response)', () => {
@@ -131,9 +132,9 @@ describe('issues the fuzzer found, fixed and pinned', () => {
       answers.push({ status: response.status, body: response.text });
     }
     expect(answers).toEqual([
-      { status: 400, body: JSON.stringify({ error: 'Bad request', message: 'Unknown input field: ' }) },
-      { status: 400, body: JSON.stringify({ error: 'Bad request', message: 'Unknown input field: a\nb' }) },
-      { status: 400, body: JSON.stringify({ error: 'Bad request', message: 'Invalid value for enum success_status: x\ny. Allowed values: achieved, missed' }) },
+      { status: 400, body: production.badRequest(production.messages.unknownField('')) },
+      { status: 400, body: production.badRequest(production.messages.unknownField('a\nb')) },
+      { status: 400, body: production.badRequest(production.messages.invalidEnum('success_status', 'x\ny', ['achieved', 'missed'])) },
     ]);
   });
 });
@@ -169,7 +170,7 @@ function rawExchange(port: number, head: string): Promise<string> {
 }
 
 describe('limits with clear answers', () => {
-  const TOO_LARGE = { status: 413, body: 'Request Entity Too Large', contentType: 'text/html; charset=utf-8' };
+  const TOO_LARGE = { status: 413, body: production.payloadTooLargeHtml, contentType: 'text/html; charset=utf-8' };
   const answer = (r: Received) => ({ status: r.status, body: r.text, contentType: r.headers['content-type'] });
 
   it('a body one byte over the default limit is 413 "Request Entity Too Large" as text/html, and nothing changes', async () => {
@@ -187,7 +188,7 @@ describe('limits with clear answers', () => {
     const body = `{"x":"${'a'.repeat(DEFAULT_BODY_LIMIT - 8)}"}`;
     expect(Buffer.byteLength(body)).toBe(DEFAULT_BODY_LIMIT);
     const response = await mock.send(json(RESUME, body, 'limit-exact'));
-    expect({ status: response.status, body: response.text }).toEqual({ status: 400, body: '{"error":"Bad request","message":"Unknown input field: x"}' });
+    expect({ status: response.status, body: response.text }).toEqual({ status: 400, body: production.badRequest(production.messages.unknownField('x')) });
   });
 
   it('with --body-limit, a chunked body that grows past it is cut off with the same 413, as JSON when Accept asks for it, and the server keeps answering', async () => {
@@ -197,7 +198,7 @@ describe('limits with clear answers', () => {
       expect(answer(await sendChunked(small.port, RESUME, { 'content-type': 'application/json' }, chunks))).toEqual(TOO_LARGE);
       expect(answer(await sendChunked(small.port, CLOSE, { 'content-type': 'application/json', accept: 'application/json' }, chunks))).toEqual({
         status: 413,
-        body: '{"errors":{"detail":"Request Entity Too Large"}}',
+        body: production.payloadTooLargeJson,
         contentType: 'application/json; charset=utf-8',
       });
       const ok = await small.post(RESUME, { project_id: small.fixtures.projects['paused'], message: doc('Still here.') }, small.fixtures.tokens['full_access']);

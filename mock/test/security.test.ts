@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { defaultSeed } from '../src/index.ts';
 import { constantTimeEqual, toHex } from '../src/digest.ts';
@@ -289,7 +290,7 @@ const CONTROL_ENDPOINTS: Sent[] = [
 function expectNotFound(response: Received, where: string): void {
   expect({ status: response.status, body: response.text, contentType: response.headers['content-type'] }, where).toEqual({
     status: 404,
-    body: 'Not Found',
+    body: production.routeNotFound,
     contentType: 'text/html; charset=utf-8',
   });
 }
@@ -373,7 +374,7 @@ async function expectNormal(port: number, fixtures: RunningMock['fixtures']): Pr
   const session = `after-pollution-${randomBytes(4).toString('hex')}`;
   const body = JSON.stringify({ project_id: fixtures.projects['paused'], message: doc('Normal.') });
   const anonymous = await send(port, { path: RESUME, headers: { 'content-type': 'application/json', 'x-mock-session': session }, body });
-  expect({ status: anonymous.status, body: anonymous.text }).toEqual({ status: 401, body: 'Unauthorized' });
+  expect({ status: anonymous.status, body: anonymous.text }).toEqual({ status: 401, body: production.unauthorized });
   const ok = await send(port, {
     path: RESUME,
     headers: { 'content-type': 'application/json', 'x-mock-session': session, authorization: `Bearer ${fixtures.tokens['full_access'] ?? ''}` },

@@ -1,6 +1,7 @@
 // The state rules of the reference, observed over HTTP and in GET /__mock/state (RULES.md#decision-3;
 // RULES.md#state).
 import { afterAll, beforeEach, beforeAll, describe, expect, it } from 'vitest';
+import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { conforms } from '../../spec/lib/schemas.ts';
 import { decodeId } from '../src/ids.ts';
@@ -231,7 +232,7 @@ describe('a billing read-only company (RULES.md#company-read-only)', () => {
         { goal_id: readOnlyCompany.fixtures.goals['open'], success: 'yes', retrospective: doc('x'), success_status: 'achieved' },
         readOnlyCompany.fixtures.tokens['full_access'],
       );
-      expect([response.status, response.text]).toEqual([403, `{"error":"Forbidden","message":"You don't have permission to perform this action"}`]);
+      expect([response.status, response.text]).toEqual([403, production.forbidden]);
       expect(await readOnlyCompany.state()).toEqual(before);
     } finally {
       await readOnlyCompany.close();

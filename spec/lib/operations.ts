@@ -45,7 +45,7 @@ export type OperationModel = {
   requestSchemaPointer: string;
   /** Request fields in declaration order. */
   fields: FieldModel[];
-  /** Required field names in declaration order (the order of `Missing required fields: …`). */
+  /** Required field names in declaration order (the order the missing-fields 400 lists them in, RULES.md#error-23). */
   required: string[];
   /** Named request examples, in spec order. */
   examples: Array<{ name: string; value: JsonObject }>;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { dereference, isObject, listOperations, resolvePointer } from '../lib/openapi.ts';
 import { loadFullDocument } from '../lib/files.ts';
+import { messages, texts } from '../lib/messages.ts';
+import { errorTable, rulesBody } from './rules-table.ts';
 
 // The document with its prose: these tests read descriptions.
 const document = await loadFullDocument();
@@ -26,6 +28,13 @@ function mediaExamples(pointer: string, mediaType: string): unknown[] {
   return values;
 }
 
+/** The `message` of a RULES.md error-table row whose body is the service's JSON. */
+function rulesMessage(n: number): string {
+  const body = rulesBody(n);
+  if (!isObject(body) || typeof body['message'] !== 'string') throw new Error(`RULES.md#error-${n} has no JSON message`);
+  return body['message'];
+}
+
 function response(operationPointer: string, status: string): { pointer: string; value: Record<string, unknown> } {
   const found = dereference(document, `${operationPointer}/responses/${status}`);
   if (!isObject(found.value)) throw new Error(`${operationPointer} documents no ${status}`);
@@ -49,7 +58,31 @@ it('secures every operation with the global bearer scheme', () => {
   expect(schemes).toMatchObject({ bearerAuth: { type: 'http', scheme: 'bearer' } });
   expect(document['security']).toEqual([{ bearerAuth: [] }]);
   const description = resolvePointer(document, '#/components/securitySchemes/bearerAuth/description');
-  expect(description).toContain('Read-only API tokens cannot execute mutations');
+  expect(description).toMatch(/read-only token gets `403`/);
+});
+
+it('quotes the 401 and the read-only 403 texts in its introduction as production sends them (RULES.md#error-21, RULES.md#error-22)', () => {
+  const introduction = resolvePointer(document, '#/info/description');
+  expect(introduction).toContain(`\`${String(rulesBody(21))}\``);
+  expect(introduction).toContain(`\`${String(rulesBody(22))}\``);
+});
+
+// The one test that holds each of production's texts the spec keeps outside a response example (the answers outside
+// the operations, the 400 templates) to RULES.md's error table; the response examples are held to it per operation below.
+it("holds production's texts outside the operations and its 400 templates as RULES.md's error table writes them", () => {
+  expect(errorTable().size).toBe(27);
+  expect(texts.routeNotFound).toBe(rulesBody(3));
+  expect(texts.missingQueryName).toBe(rulesBody(7));
+  expect(messages.invalidQueryName(['<segments>'])).toBe(rulesBody(8));
+  expect(texts.mutationNotFound).toBe(rulesBody(9));
+  expect(texts.queryNotFound).toBe(rulesBody(10));
+  expect(messages.unknownField('<name>')).toBe(rulesMessage(11));
+  expect(messages.nullField('<name>')).toBe(rulesMessage(13));
+  expect(messages.unknownType('string')).toBe(rulesMessage(14));
+  expect(messages.unknownType('boolean')).toBe(rulesMessage(15));
+  expect(messages.invalidEnum('success_status', '<value>', ['achieved', 'missed'])).toBe(rulesMessage(16));
+  expect(messages.missingFields(['<names>'])).toBe(rulesMessage(23));
+  expect([texts.unauthorized, texts.readOnly]).toEqual([rulesBody(21), rulesBody(22)]);
 });
 
 describe.each(operations.map((o) => [String(o.operation['operationId']), o] as const))('%s', (operationId, { pointer, operation }) => {
@@ -73,48 +106,46 @@ describe.each(operations.map((o) => [String(o.operation['operationId']), o] as c
     expect(schema.value).toMatchObject({ type: 'object', additionalProperties: false });
   });
 
-  it('answers 401 in plain text: exactly "Unauthorized"', () => {
+  it('answers 401 in plain text: exactly RULES.md#error-21', () => {
     expect(mediaTypes(pointer, '401')).toEqual(['text/plain']);
-    expect(mediaExamples(response(pointer, '401').pointer, 'text/plain')).toEqual(['Unauthorized']);
+    expect(mediaExamples(response(pointer, '401').pointer, 'text/plain')).toEqual([rulesBody(21)]);
   });
 
   it('answers 403 in plain text for a read-only token and in JSON for a missing edit permission', () => {
     expect(mediaTypes(pointer, '403')).toEqual(['application/json', 'text/plain']);
     const { pointer: at } = response(pointer, '403');
-    expect(mediaExamples(at, 'text/plain')).toEqual(['Read-only API tokens cannot execute mutations']);
-    expect(mediaExamples(at, 'application/json')).toEqual([{ error: 'Forbidden', message: "You don't have permission to perform this action" }]);
+    expect(mediaExamples(at, 'text/plain')).toEqual([rulesBody(22)]);
+    expect(mediaExamples(at, 'application/json')).toEqual([rulesBody(25)]);
   });
 
   it('answers 404 with the one not-found body', () => {
-    expect(mediaExamples(response(pointer, '404').pointer, 'application/json')).toEqual([
-      { error: 'Not found', message: 'The requested resource was not found' },
-    ]);
+    expect(mediaExamples(response(pointer, '404').pointer, 'application/json')).toEqual([rulesBody(24)]);
+    expect(rulesBody(17)).toEqual(rulesBody(24));
   });
 
   it('answers 400 with the service messages and the framework body for invalid JSON', () => {
     const { pointer: at } = response(pointer, '400');
     expect(mediaTypes(pointer, '400')).toEqual(['application/json', 'text/html']);
-    const messages = mediaExamples(at, 'application/json').map((e) => (isObject(e) ? (e['message'] ?? e['errors']) : e));
+    const found = mediaExamples(at, 'application/json').map((e) => (isObject(e) ? (e['message'] ?? e['errors']) : e));
     const required = operationId === 'resumeProject' ? 'project_id, message' : 'goal_id, success, retrospective, success_status';
-    expect(messages).toContain(`Missing required fields: ${required}`);
-    expect(messages).toContain('Unknown input field: name');
-    expect(messages).toContainEqual({ detail: 'Bad Request' });
-    expect(mediaExamples(at, 'text/html')).toEqual(['Bad Request']);
+    expect(found).toContain(rulesMessage(23).replace('<names>', required));
+    expect(found).toContain(rulesMessage(11).replace('<name>', 'name'));
+    const invalidJson = rulesBody(1, 1);
+    expect(found).toContainEqual(isObject(invalidJson) ? invalidJson['errors'] : invalidJson);
+    expect(mediaExamples(at, 'text/html')).toEqual([rulesBody(1)]);
   });
 
   it('answers 405 in plain text for a method override', () => {
-    expect(mediaExamples(response(pointer, '405').pointer, 'text/plain')).toEqual(['Method Not Allowed']);
+    expect(mediaExamples(response(pointer, '405').pointer, 'text/plain')).toEqual([rulesBody(6)]);
   });
 
   it('answers 406, 413, 415 and 500 with the framework texts', () => {
-    expect(mediaExamples(response(pointer, '406').pointer, 'text/html')).toEqual(['Not Acceptable']);
-    expect(mediaExamples(response(pointer, '413').pointer, 'text/html')).toEqual(['Request Entity Too Large']);
-    expect(mediaExamples(response(pointer, '413').pointer, 'application/json')).toEqual([{ errors: { detail: 'Request Entity Too Large' } }]);
-    expect(mediaExamples(response(pointer, '415').pointer, 'application/json')).toEqual([{ errors: { detail: 'Unsupported Media Type' } }]);
-    expect(mediaExamples(response(pointer, '500').pointer, 'application/json')).toEqual([
-      { errors: { detail: 'Internal Server Error' } },
-      { error: 'Internal server error', message: 'An unexpected error occurred' },
-    ]);
+    expect(mediaExamples(response(pointer, '406').pointer, 'text/html')).toEqual([rulesBody(4)]);
+    expect(mediaExamples(response(pointer, '413').pointer, 'text/html')).toEqual([rulesBody(2)]);
+    // RULES.md#error-2's JSON form: the framework's body with the reason phrase as its detail.
+    expect(mediaExamples(response(pointer, '413').pointer, 'application/json')).toEqual([{ errors: { detail: rulesBody(2) } }]);
+    expect(mediaExamples(response(pointer, '415').pointer, 'application/json')).toEqual([rulesBody(5)]);
+    expect(mediaExamples(response(pointer, '500').pointer, 'application/json')).toEqual([rulesBody(12), rulesBody(26)]);
   });
 
   it('pairs every request example with a response example of the same name', () => {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPackage, createPackageFromTarballData } from '@arethetypeswrong/core';
 import { problemAffectsResolutionKind } from '@arethetypeswrong/core/problems';
 import { BIN, explain, ROOT, run } from './run.ts';
+import { texts } from '../lib/messages.ts';
 import { loadDocument } from '../lib/openapi.ts';
 import { SAMPLE_LANGUAGES, sampleLanguageList } from '../../docs-site/sample-languages.ts';
 import { MSW_PACKAGES } from '../../mock/test/msw-majors.ts';
@@ -163,7 +164,7 @@ console.log(JSON.stringify(out));
       const result = await run(process.execPath, ['msw.mjs'], { cwd: consumer, timeout: 30_000 });
       expect(result.status, explain(result)).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual({
-        readOnly: [403, null, 'Read-only API tokens cannot execute mutations'],
+        readOnly: [403, null, texts.readOnly],
         first: [200, 'application/json; charset=utf-8', 'active'],
         again: [200, 'active'],
         events: 2,
