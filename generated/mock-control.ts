@@ -244,7 +244,7 @@ export interface components {
         Fixtures: {
             /** @description The session the ids were read from. */
             session: string;
-            /** @description API tokens by persona (`full_access`, `read_only`, `comment_only`, `no_access`, `suspended`). */
+            /** @description API tokens by persona, one property per persona. */
             tokens: {
                 /** @description Edits every seeded project and goal. */
                 full_access: components["schemas"]["Token"];
@@ -254,7 +254,7 @@ export interface components {
                 comment_only: components["schemas"]["Token"];
                 /** @description In the company but cannot see the seeded records (404). */
                 no_access: components["schemas"]["Token"];
-                /** @description Belongs to a suspended person (401). */
+                /** @description Belongs to a suspended person (401), a member of the space, so the suspension alone refuses it. */
                 suspended: components["schemas"]["Token"];
             } & {
                 [key: string]: components["schemas"]["Token"];

@@ -6,3 +6,30 @@ export const PERSONAS = ['full_access', 'read_only', 'comment_only', 'no_access'
 export const PROJECT_STORIES = ['paused', 'active', 'closed'] as const;
 /** The seed's goal stories: the goals the Fixtures schema requires. */
 export const GOAL_STORIES = ['open', 'closed'] as const;
+
+/** A persona of the seed: a key of the Fixtures schema's tokens. */
+type Persona = (typeof PERSONAS)[number];
+/**
+ * `token`: what the service makes of the persona's token: `valid`, `read-only` (403 in plain text on every write),
+ * `refused` (401: its person is suspended). `records`: what its person may do with every seeded project and goal:
+ * `edit`, `view` (403 JSON on a write) or `none` (404: not visible).
+ */
+export type PersonaRights = { token: 'valid' | 'read-only' | 'refused'; records: 'edit' | 'view' | 'none' };
+/** Whose a persona's token is: a person of the spec's examples by full name, or the mock's own (with a title). */
+export type PersonaPerson = { full_name: string; title?: string };
+/** What each persona may do (the x-persona of each Fixtures token in mock/openapi.yaml). */
+export const PERSONA_RIGHTS: Readonly<Record<Persona, PersonaRights>> = {
+  full_access: { token: 'valid', records: 'edit' },
+  read_only: { token: 'read-only', records: 'edit' },
+  comment_only: { token: 'valid', records: 'view' },
+  no_access: { token: 'valid', records: 'none' },
+  suspended: { token: 'refused', records: 'edit' },
+};
+/** Whose each persona's token is (the same x-persona's person and title). */
+export const PERSONA_PEOPLE: Readonly<Record<Persona, PersonaPerson>> = {
+  full_access: { full_name: 'Alice Johnson' },
+  read_only: { full_name: 'Alice Johnson' },
+  comment_only: { full_name: 'Carol Davis' },
+  no_access: { full_name: 'Dan Miller', title: 'Finance Analyst' },
+  suspended: { full_name: 'Erin Garcia', title: 'Support Lead' },
+};

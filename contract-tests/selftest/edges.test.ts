@@ -156,7 +156,7 @@ describe('the persona table', () => {
     for (const persona of PERSONAS) expect(rightsOf(persona)).toBeDefined();
     expect(PERSONAS.filter((p) => rightsOf(p).token === 'read-only')).toEqual(['read_only']);
     expect(PERSONAS.filter((p) => rightsOf(p).token === 'refused')).toEqual(['suspended']);
-    expect(PERSONAS.filter((p) => rightsOf(p).records === 'view')).toEqual(['comment_only']);
+    expect(rightsOf('comment_only')).toEqual({ token: 'valid', records: 'view' });
   });
 });
 

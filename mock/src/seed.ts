@@ -1,6 +1,8 @@
 // The default seed, built from the spec's examples so the mock's data and the docs' examples are the same data:
 // the paused and closed projects are the records of the resume examples before the resume, the open and closed goals
-// those of the close examples. A company, five personas and their tokens complete it.
+// those of the close examples. A company, the personas (mock/openapi.yaml's persona table, generated/mock-fixtures.ts)
+// with their people, bindings and tokens complete it: each persona's part is derived from its row, never written here.
+import { PERSONA_PEOPLE, PERSONA_RIGHTS } from '../../generated/mock-fixtures.ts';
 import { isObject, loadDocument, resolvePointer } from '../../spec/lib/openapi.ts';
 import type { Schemas } from '../../spec/lib/schemas.ts';
 import { sha256, toBase64Url, toHex } from './digest.ts';
@@ -94,8 +96,8 @@ function projectRow(template: Project, row: Pick<ProjectRow, 'stored_status' | '
   };
 }
 
-function goalRow(template: Goal, commenter: string, row: Pick<GoalRow, 'closed_at' | 'closed_by_uuid' | 'success' | 'success_status' | 'updated_at'>): GoalRow {
-  const people: Access['people'] = { [commenter]: 40 };
+function goalRow(template: Goal, viewers: string[], row: Pick<GoalRow, 'closed_at' | 'closed_by_uuid' | 'success' | 'success_status' | 'updated_at'>): GoalRow {
+  const people: Access['people'] = Object.fromEntries(viewers.map((uuid) => [uuid, VIEW]));
   if (template.champion) people[uuidOf(template.champion.id)] = 100;
   if (template.reviewer) people[uuidOf(template.reviewer.id)] = 100;
   if (!template.space) throw new Error(`example goal ${template.id} has no space`);
@@ -121,9 +123,6 @@ function richText(text: string): string {
 /** The four records the seed is built around: the resume examples' projects and the close examples' goals. */
 type Examples = { paused: Project; closed: Project; achieved: Goal; missed: Goal };
 
-/** The people of the seed: the paused project's champion, reviewer and commenter, and two people of the mock's own. */
-type SeedPeople = { people: PersonRow[]; alice: string; bob: string; carol: string; dan: PersonRow; erin: PersonRow };
-
 function examples(): Examples {
   return {
     paused: example('Project', 'ResumeProjectResponse', 'project'),
@@ -144,34 +143,72 @@ function seedCompany(url: string): State['company'] {
   };
 }
 
-/** Alice (champion), Bob (reviewer) and Carol (commenter) from the paused project; Dan (no access) and Erin (suspended). */
-function seedPeople(paused: Project): SeedPeople {
-  const { champion, reviewer } = paused;
-  const commenter = paused.contributors?.find((c) => c.access_level === 40)?.person;
-  if (!champion || !reviewer || !commenter) throw new Error('the paused project example lacks a champion, reviewer, commenting contributor, space or url');
-  const dan = personRow({
-    id: `dan-miller-${shortId(uuidFor('dan'))}`,
-    full_name: 'Dan Miller',
-    title: 'Finance Analyst',
-    email: 'dan@northwind.example',
+/**
+ * The people of the seed: the paused project's champion, reviewer and commenter, then each persona's person the examples
+ * lack (PERSONA_PEOPLE); `of` is each persona's person. A person of a `refused` persona is suspended.
+ */
+type Cast = { people: PersonRow[]; champion: string; reviewer: string; fromExamples: string[]; of: (persona: Persona) => PersonRow };
+
+/** The comment access level: a `view` persona's binding (RULES.md#decision-3: view ≥ 10, edit ≥ 70). */
+const VIEW = 40;
+
+/** A person of the mock's own, named after their first name (`Dan Miller`: dan-miller-…, dan@northwind.example). */
+function ownPerson(fullName: string, title: string): PersonRow {
+  const first = (fullName.split(' ')[0] ?? fullName).toLowerCase();
+  const slug = fullName
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+  return personRow({
+    id: `${slug}-${shortId(uuidFor(first))}`,
+    full_name: fullName,
+    title,
+    email: `${first}@northwind.example`,
     type: 'human',
     avatar_url: null,
   });
-  const erin = personRow(
-    {
-      id: `erin-garcia-${shortId(uuidFor('erin'))}`,
-      full_name: 'Erin Garcia',
-      title: 'Support Lead',
-      email: 'erin@northwind.example',
-      type: 'human',
-      avatar_url: null,
-    },
-    { suspended: true },
-  );
-  const people = [personRow(champion), personRow(reviewer), personRow(commenter), dan, erin];
-  const [alice, bob, carol] = people.map((p) => p.uuid);
-  if (!alice || !bob || !carol) throw new Error('unreachable');
-  return { people, alice, bob, carol, dan, erin };
+}
+
+function seedPeople(paused: Project): Cast {
+  const { champion, reviewer } = paused;
+  const commenter = paused.contributors?.find((c) => c.access_level === VIEW)?.person;
+  if (!champion || !reviewer || !commenter) throw new Error('the paused project example lacks a champion, reviewer, commenting contributor, space or url');
+  const people = [personRow(champion), personRow(reviewer), personRow(commenter)];
+  const fromExamples = people.map((p) => p.uuid);
+  const persons = new Map<Persona, PersonRow>();
+  for (const persona of PERSONAS) {
+    const { full_name, title } = PERSONA_PEOPLE[persona];
+    let person = people.find((p) => p.full_name === full_name);
+    if (!person) {
+      if (title === undefined) throw new Error(`persona ${persona}: ${full_name} is in no example; give a title in its x-persona (mock/openapi.yaml)`);
+      person = ownPerson(full_name, title);
+      people.push(person);
+    }
+    if (PERSONA_RIGHTS[persona].token === 'refused') person.suspended = true;
+    persons.set(persona, person);
+  }
+  const of = (persona: Persona): PersonRow => {
+    const person = persons.get(persona);
+    if (!person) throw new Error(`unreachable: persona ${persona} has no person`);
+    return person;
+  };
+  return { people, champion: uuidOf(champion.id), reviewer: uuidOf(reviewer.id), fromExamples, of };
+}
+
+/** The distinct people of the personas whose records right is `records`, in the table's order. */
+function peopleWith(cast: Cast, records: 'edit' | 'view'): string[] {
+  return [...new Set(PERSONAS.filter((p) => PERSONA_RIGHTS[p].records === records).map((p) => cast.of(p).uuid))];
+}
+
+/**
+ * Binds each `view` persona's person at the comment level on the projects where nobody bound them: a person of the
+ * mock's own sees every project. The examples' people keep the examples' bindings (the commenter is a contributor of
+ * the paused project, and so of the active one, but not of the closed one, which comment_only therefore cannot see).
+ */
+function bindViewers(projects: ProjectRow[], cast: Cast): void {
+  for (const uuid of peopleWith(cast, 'view').filter((u) => !cast.fromExamples.includes(u))) {
+    for (const project of projects) project.access.people[uuid] ??= VIEW;
+  }
 }
 
 /** The active project: the paused one's shape under another name, checked in a week before the examples' day. */
@@ -214,17 +251,17 @@ function seedProjects({ paused, closed }: Examples, active: Project): ProjectRow
   ];
 }
 
-/** The open goal (the achieved example before its close) and the closed one (the missed example), Carol commenting. */
-function seedGoals({ paused, achieved, missed }: Examples, carol: string): GoalRow[] {
+/** The open goal (the achieved example before its close) and the closed one (the missed example), `viewers` commenting. */
+function seedGoals({ paused, achieved, missed }: Examples, viewers: string[]): GoalRow[] {
   return [
-    goalRow({ ...achieved, retrospective: null }, carol, {
+    goalRow({ ...achieved, retrospective: null }, viewers, {
       closed_at: null,
       closed_by_uuid: null,
       success: null,
       success_status: null,
       updated_at: paused.goal?.updated_at ?? achieved.inserted_at ?? '',
     }),
-    goalRow(missed, carol, {
+    goalRow(missed, viewers, {
       closed_at: missed.closed_at,
       closed_by_uuid: missed.closed_by ? uuidOf(missed.closed_by.id) : null,
       success: 'no',
@@ -279,20 +316,13 @@ function addClosedGoalHistory(state: State, missed: Goal): void {
 }
 
 /** Each persona's token, raw (for the fixtures) and as the stored row (its hash, its person, read-only or not). */
-function seedTokens({ alice, carol, dan, erin }: SeedPeople): { tokens: Fixtures['tokens']; rows: State['tokens'] } {
-  const owners: Record<Persona, { person: string; readOnly: boolean }> = {
-    full_access: { person: alice, readOnly: false },
-    read_only: { person: alice, readOnly: true },
-    comment_only: { person: carol, readOnly: false },
-    no_access: { person: dan.uuid, readOnly: false },
-    suspended: { person: erin.uuid, readOnly: false },
-  };
+function seedTokens(cast: Cast): { tokens: Fixtures['tokens']; rows: State['tokens'] } {
   const tokens = Object.fromEntries(PERSONAS.map((persona) => [persona, tokenFor(persona)])) as Fixtures['tokens'];
   const rows = PERSONAS.map((persona) => ({
     persona,
     sha256: toHex(hashToken(tokens[persona])),
-    person_uuid: owners[persona].person,
-    read_only: owners[persona].readOnly,
+    person_uuid: cast.of(persona).uuid,
+    read_only: PERSONA_RIGHTS[persona].token === 'read-only',
   }));
   return { tokens, rows };
 }
@@ -304,20 +334,24 @@ export function defaultSeed(): Seed {
   if (!paused.space || !paused.url) throw new Error('the paused project example lacks a champion, reviewer, commenting contributor, space or url');
   const company = seedCompany(paused.url);
   const cast = seedPeople(paused);
-  const { people, alice, bob, carol, dan, erin } = cast;
+  const { people, champion, reviewer } = cast;
   const activeUuid = uuidFor('project website redesign');
+  // The space's level on every record is edit: its members are the champion, the reviewer and each `edit` persona's person.
+  const members = [...new Set([champion, reviewer, ...peopleWith(cast, 'edit')])];
+  const projects = seedProjects(records, activeProject(paused, activeUuid));
+  bindViewers(projects, cast);
   const state: State = {
     company,
     people,
-    spaces: [{ uuid: uuidOf(paused.space.id), name: paused.space.name, member_uuids: [alice, bob, erin.uuid] }],
-    projects: seedProjects(records, activeProject(paused, activeUuid)),
-    goals: seedGoals(records, carol),
+    spaces: [{ uuid: uuidOf(paused.space.id), name: paused.space.name, member_uuids: members }],
+    projects,
+    goals: seedGoals(records, peopleWith(cast, 'view')),
     tokens: [],
     activities: [],
     comment_threads: [],
     subscription_lists: [],
     subscriptions: [],
-    notifications: seedNotifications(paused, alice),
+    notifications: seedNotifications(paused, champion),
   };
   addClosedGoalHistory(state, missed);
   const { tokens, rows } = seedTokens(cast);
@@ -329,7 +363,7 @@ export function defaultSeed(): Seed {
       tokens,
       projects: { paused: uuidOf(paused.id), active: activeUuid, closed: uuidOf(closed.id) },
       goals: { open: uuidOf(achieved.id), closed: uuidOf(missed.id) },
-      people: { full_access: alice, read_only: alice, comment_only: carol, no_access: dan.uuid, suspended: erin.uuid, reviewer: bob },
+      people: { ...Object.fromEntries(PERSONAS.map((persona) => [persona, cast.of(persona).uuid])), reviewer },
     },
   };
 }

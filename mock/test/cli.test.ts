@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MOCK_MAIN, startArgs } from '../bench/launch.ts';
+import { PERSONAS } from '../src/state.ts';
 
 /** Exactly what `npm start` runs: package.json's start script (node flags, then cli/mock.cjs), from the root. */
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -46,8 +47,7 @@ describe('npm start', () => {
     const printed = await mock.ready;
     const url = /mock listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1];
     expect(url).toBeDefined();
-    for (const persona of ['full_access', 'read_only', 'comment_only', 'no_access', 'suspended'])
-      expect(printed).toMatch(new RegExp(`${persona} +opk_[A-Za-z0-9_-]{43}\\n`));
+    for (const persona of PERSONAS) expect(printed).toMatch(new RegExp(`${persona} +opk_[A-Za-z0-9_-]{43}\\n`));
     for (const story of ['paused', 'active', 'closed', 'open']) expect(printed).toMatch(new RegExp(`${story} +[a-z0-9-]+-[A-Za-z0-9]{19,22}\\n`));
     const token = /full_access +(opk_\S+)/.exec(printed)?.[1] ?? '';
     const project = /paused +(\S+)/.exec(printed)?.[1] ?? '';

@@ -1,11 +1,14 @@
 // The state rules of the reference, observed over HTTP and in GET /__mock/state (RULES.md#decision-3;
 // RULES.md#state).
 import { afterAll, beforeEach, beforeAll, describe, expect, it } from 'vitest';
+import { PERSONA_PEOPLE, PERSONA_RIGHTS } from '../../generated/mock-fixtures.ts';
 import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { conforms } from '../../spec/lib/schemas.ts';
+import { accessLevel } from '../src/access.ts';
 import { decodeId } from '../src/ids.ts';
-import type { State } from '../src/index.ts';
+import { ACCESS } from '../src/rules.ts';
+import { defaultSeed, PERSONAS, type State } from '../src/index.ts';
 import { CLOSE, RESUME, doc, startMock, type RunningMock } from './http.ts';
 
 // A Wednesday: the coming Friday is two days away.
@@ -250,5 +253,29 @@ describe('the mock’s clock (issue 32)', () => {
     expect([written.headers['date'], refused.headers['date'], control.headers['date']]).toEqual(Array(3).fill('Thu, 19 Jun 2025 23:59:59 GMT'));
     const body = written.json();
     expect(isObject(body) && isObject(body['project']) ? body['project']['next_check_in_scheduled_at'] : undefined).toBe('2025-06-20T00:00:00Z');
+  });
+});
+
+describe('the seed follows the persona table (each Fixtures token’s x-persona in mock/openapi.yaml)', () => {
+  it('gives each persona’s token its person, read-only flag and suspension, and its person the level its records right says', () => {
+    const { state, fixtures } = defaultSeed();
+    const wrong: string[] = [];
+    for (const persona of PERSONAS) {
+      const rights = PERSONA_RIGHTS[persona];
+      const row = state.tokens.find((t) => t.persona === persona);
+      const person = state.people.find((p) => p.uuid === row?.person_uuid);
+      expect(person?.full_name, persona).toBe(PERSONA_PEOPLE[persona].full_name);
+      expect(fixtures.people[persona], persona).toBe(person?.uuid);
+      expect(row?.read_only, persona).toBe(rights.token === 'read-only');
+      expect(person?.suspended, persona).toBe(rights.token === 'refused');
+      for (const record of [...state.projects, ...state.goals]) {
+        const level = accessLevel(state, person?.uuid ?? '', record.access, record.space_uuid);
+        const right = level >= ACCESS.edit ? 'edit' : level >= ACCESS.view ? 'view' : 'none';
+        if (right !== rights.records) wrong.push(`${persona} on ${record.name}: ${right}`);
+      }
+    }
+    // The one exception, kept as the seed always had it: the examples' commenter is no contributor of the closed
+    // project's example, so comment_only cannot see that project (404, not the 403 its row says).
+    expect(wrong).toEqual(['comment_only on Migrate billing to Stripe: none']);
   });
 });

@@ -48,28 +48,85 @@ const DOCUMENTS = [
 
 /**
  * The fixture names the mock's control document requires (components/schemas/Fixtures: tokens, projects, goals), as
- * constants for the code that needs them at run time (the seed, the controls, the contract suite's variables).
+ * constants for the code that needs them at run time (the seed, the controls, the contract suite's variables), and the
+ * persona table (personaTableSource).
  */
 function fixtureNamesSource(document: unknown): string {
   const fixtures =
     isObject(document) && isObject(document['components']) && isObject(document['components']['schemas'])
       ? document['components']['schemas']['Fixtures']
       : undefined;
+  const group = (key: string): unknown => (isObject(fixtures) && isObject(fixtures['properties']) ? fixtures['properties'][key] : undefined);
   const required = (key: string): string[] => {
-    const node = isObject(fixtures) && isObject(fixtures['properties']) ? fixtures['properties'][key] : undefined;
+    const node = group(key);
     const names = isObject(node) && Array.isArray(node['required']) ? node['required'].filter((n): n is string => typeof n === 'string') : [];
     if (names.length === 0) throw new Error(`mock/openapi.yaml: components/schemas/Fixtures/properties/${key} requires no names`);
     return names;
   };
   const list = (names: string[]): string => `[${names.map((n) => `'${n}'`).join(', ')}] as const`;
+  const personas = required('tokens');
   return [
     '/** The personas of the seed: the tokens the Fixtures schema requires, in its order. */',
-    `export const PERSONAS = ${list(required('tokens'))};`,
+    `export const PERSONAS = ${list(personas)};`,
     "/** The seed's project stories: the projects the Fixtures schema requires. */",
     `export const PROJECT_STORIES = ${list(required('projects'))};`,
     "/** The seed's goal stories: the goals the Fixtures schema requires. */",
     `export const GOAL_STORIES = ${list(required('goals'))};`,
+    personaTableSource(personas, group('tokens')),
     '',
+  ].join('\n');
+}
+
+/** The keyword of a persona's row, on its Fixtures token. */
+const PERSONA_ROW = 'x-persona';
+const TOKEN_KINDS = ['valid', 'read-only', 'refused'];
+const RECORD_RIGHTS = ['edit', 'view', 'none'];
+
+/**
+ * The persona table: each Fixtures token's `x-persona` (token, records, person, title), the one place a persona is
+ * written. The mock's seed and the contract suite both read it here, so neither imports the other; a token property
+ * without a row, a row without its name in `required`, or a value outside the lists is an error that names it.
+ */
+function personaTableSource(personas: string[], tokens: unknown): string {
+  const where = 'mock/openapi.yaml: components/schemas/Fixtures/properties/tokens';
+  const properties = isObject(tokens) && isObject(tokens['properties']) ? tokens['properties'] : {};
+  const unlisted = Object.keys(properties).filter((name) => !personas.includes(name));
+  if (unlisted.length > 0) throw new Error(`${where}: ${unlisted.join(', ')} must be in required too (every persona is required)`);
+  const rows = personas.map((persona) => {
+    const property = properties[persona];
+    const row = isObject(property) ? property[PERSONA_ROW] : undefined;
+    const at = `${where}/properties/${persona}/x-persona`;
+    if (!isObject(row)) throw new Error(`${at} is missing: give the persona's token, records and person`);
+    const { token, records, person, title } = row;
+    if (typeof token !== 'string' || !TOKEN_KINDS.includes(token)) throw new Error(`${at}/token must be one of ${TOKEN_KINDS.join(', ')}`);
+    if (typeof records !== 'string' || !RECORD_RIGHTS.includes(records)) throw new Error(`${at}/records must be one of ${RECORD_RIGHTS.join(', ')}`);
+    if (typeof person !== 'string' || person.trim() === '') throw new Error(`${at}/person must be a full name`);
+    if (title !== undefined && typeof title !== 'string') throw new Error(`${at}/title must be a string`);
+    const unknown = Object.keys(row).filter((key) => !['token', 'records', 'person', 'title'].includes(key));
+    if (unknown.length > 0) throw new Error(`${at} has ${unknown.join(', ')}; a row has token, records, person and title`);
+    return { persona, token, records, person, title };
+  });
+  const text = (value: string): string => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+  return [
+    '',
+    "/** A persona of the seed: a key of the Fixtures schema's tokens. */",
+    'type Persona = (typeof PERSONAS)[number];',
+    '/**',
+    " * `token`: what the service makes of the persona's token: `valid`, `read-only` (403 in plain text on every write),",
+    ' * `refused` (401: its person is suspended). `records`: what its person may do with every seeded project and goal:',
+    ' * `edit`, `view` (403 JSON on a write) or `none` (404: not visible).',
+    ' */',
+    `export type PersonaRights = { token: ${TOKEN_KINDS.map(text).join(' | ')}; records: ${RECORD_RIGHTS.map(text).join(' | ')} };`,
+    "/** Whose a persona's token is: a person of the spec's examples by full name, or the mock's own (with a title). */",
+    'export type PersonaPerson = { full_name: string; title?: string };',
+    '/** What each persona may do (the x-persona of each Fixtures token in mock/openapi.yaml). */',
+    'export const PERSONA_RIGHTS: Readonly<Record<Persona, PersonaRights>> = {',
+    ...rows.map((r) => `  ${r.persona}: { token: ${text(r.token)}, records: ${text(r.records)} },`),
+    '};',
+    "/** Whose each persona's token is (the same x-persona's person and title). */",
+    'export const PERSONA_PEOPLE: Readonly<Record<Persona, PersonaPerson>> = {',
+    ...rows.map((r) => `  ${r.persona}: { full_name: ${text(r.person)}${r.title === undefined ? '' : `, title: ${text(r.title)}`} },`),
+    '};',
   ].join('\n');
 }
 
@@ -84,7 +141,10 @@ async function build(): Promise<Map<string, string>> {
         env: OFFLINE,
       });
       const document: unknown = JSON.parse(readFileSync(bundled, 'utf8'));
-      files.set(doc.json, `${JSON.stringify(document, null, 2)}\n`);
+      // The persona table leaves the bundle for generated/mock-fixtures.ts: its `x-persona` rows sit on schemas, where
+      // Ajv's strict mode (ours, and any strict user of mock-control.json) refuses a keyword it does not know.
+      const published = doc.source === 'mock/openapi.yaml' ? withoutKeywords(document, new Set([PERSONA_ROW])) : document;
+      files.set(doc.json, `${JSON.stringify(published, null, 2)}\n`);
       // What the package's own code reads at run time (spec/lib/openapi.ts): the same document without its prose,
       // half the bytes in a browser bundle. The docs page renders generated/openapi.json itself.
       if (doc.runtime) files.set(doc.runtime, `${JSON.stringify(withoutKeywords(document, PROSE))}\n`);
