@@ -521,15 +521,17 @@ export interface components {
             /** @description A read-only token (403 in plain text on every write). */
             read_only: boolean;
         };
+        /**
+         * @description What an activity records, one value per write operation (the real service's activity action): the one list of them, so an operation that records a new kind of activity adds it here once.
+         * @enum {string}
+         */
+        ActivityAction: "project_resuming" | "goal_closing";
         /** @description An activity a write recorded. */
         ActivityRow: {
             /** @description Its id. */
             id: string;
-            /**
-             * @description What was done.
-             * @enum {string}
-             */
-            action: "project_resuming" | "goal_closing";
+            /** @description What was done. */
+            action: components["schemas"]["ActivityAction"];
             /**
              * Format: uuid
              * @description Who did it.
@@ -672,7 +674,7 @@ export interface components {
         Fault: "network-error" | "timeout";
         /** @description A scripted answer for the next requests of one operation. */
         ScenarioRequest: {
-            /** @description The operationId of an API operation (`resumeProject`, `closeGoal`). */
+            /** @description The operationId of an API operation, as spec/openapi.yaml names it (for example `resumeProject`). */
             operation: string;
             /** @description A Prefer value, as a request would carry it, setting at least one of `code=NNN` (a documented status), `example=NAME` (a documented example), `delay=MS` (0 to 30000) and `fault=network-error|timeout`; at most 200 characters. */
             prefer: string;
@@ -709,11 +711,8 @@ export interface components {
              * @description When the write happened.
              */
             at: string;
-            /**
-             * @description The activity recorded.
-             * @enum {string}
-             */
-            activity: "project_resuming" | "goal_closing";
+            /** @description The activity recorded. */
+            activity: components["schemas"]["ActivityAction"];
             /**
              * Format: uuid
              * @description The activity's UUID.

@@ -10,9 +10,23 @@ import type { OperationId } from './profiles.ts';
 import { WRITES } from './state-rules.ts';
 import { violation, type Violation } from '../../spec/lib/violations.ts';
 
-/** The fields each record type's write may change, by `__typename`. */
-const CHANGES_OF_TYPE: ReadonlyMap<string, ReadonlySet<string>> = new Map(Object.values(WRITES).map((w) => [w.record, new Set<string>(w.changes)]));
+/**
+ * The fields a write of each record type may change, by `__typename`: with several operations on one record type
+ * (close and a reopen of a goal, say), what any of them changes, since the nested record's write is not known here.
+ */
+const CHANGES_OF_TYPE: ReadonlyMap<string, ReadonlySet<string>> = changesOfType();
 const NOTHING: ReadonlySet<string> = new Set();
+
+function changesOfType(): Map<string, Set<string>> {
+  const types = new Map<string, Set<string>>();
+  for (const { record, changes } of Object.values(WRITES)) {
+    const fields = types.get(record) ?? new Set<string>();
+    for (const field of changes) fields.add(field);
+    types.set(record, fields);
+  }
+  return types;
+}
+
 /** At most this many changed fields are reported for one answer (the rest are counted). */
 const REPORTED = 8;
 

@@ -1,7 +1,8 @@
 // What the suite knows about each operation, all derived from generated/openapi.json: method and path, whether it
 // is secured, its request fields in declaration order (kind, required, nullable, enum values), its target id field,
 // its named request examples and its documented error bodies. A new operation in the spec gets every table-driven
-// check from this model; the only hand-written line per operation is its profile (which fixture story it writes).
+// check from this model; what it needs by hand is its one entry in state-rules.ts OPERATION_RULES (which fixture
+// story it writes, what its write changes, its state rules), of which PROFILES is the fixture story.
 import {
   operationModels as specModels,
   resolveSchema,
@@ -12,6 +13,7 @@ import {
   type RequestBody,
 } from '../../spec/lib/operations.ts';
 import type { RecordGroup, RecordStory } from './env.ts';
+import { OPERATION_RULES } from './state-rules.ts';
 
 export { resolveSchema, type FieldModel, type OperationId, type RequestBody };
 
@@ -23,12 +25,9 @@ export type OperationModel = SpecOperationModel & {
   group: RecordGroup;
 };
 
-/** Per operation, the one thing the spec cannot say: the fixture story whose record the operation may change. */
+/** Per operation, the fixture story whose record the operation may change (state-rules.ts OPERATION_RULES `target`). */
 export type Profile = { target: RecordStory };
-export const PROFILES = {
-  resumeProject: { target: 'paused' },
-  closeGoal: { target: 'open' },
-} satisfies { [K in OperationId]: Profile };
+export const PROFILES: { readonly [K in OperationId]: Profile } = OPERATION_RULES;
 
 function isOperationId(value: string): value is OperationId {
   return Object.hasOwn(PROFILES, value);
@@ -42,7 +41,7 @@ export function operationModels(): OperationModel[] {
   cached = specModels().map((model) => {
     const { operationId } = model;
     if (!isOperationId(operationId))
-      throw new Error(`the spec has operation ${operationId} but contract-tests/lib/profiles.ts PROFILES does not; add its fixture story there`);
+      throw new Error(`the spec has operation ${operationId} but contract-tests/lib/state-rules.ts OPERATION_RULES does not; add its entry there`);
     const target = model.fields.find((f) => f.required && f.kind === 'id');
     if (!target) throw new Error(`${operationId} has no required id field; the suite cannot tell which record it changes`);
     const group = `${target.name.replace(/_id$/, '')}s`;

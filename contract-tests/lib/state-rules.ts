@@ -1,7 +1,9 @@
 // The state rules a client can observe in a 200 response (RULES.md#decision-3; RULES.md#state), as
-// functions from the exchange to violations. Shared by the operation files and the property tests.
+// functions from the exchange to violations, and OPERATION_RULES: per operation, everything the suite knows of it
+// that the spec cannot say (its fixture story, what its write changes, who its answer names, its state rules).
 import { isObject } from '../../spec/lib/openapi.ts';
 import type { Exchange } from './client.ts';
+import type { RecordStory } from './env.ts';
 import type { OperationId } from './profiles.ts';
 import { sameRecord } from './id-model.ts';
 import { violation, type Violation } from '../../spec/lib/violations.ts';
@@ -264,43 +266,81 @@ function sortKeys(value: unknown): unknown {
   );
 }
 
+/** A state rule: the exchange, the body sent, the fixture story of the record (undefined when unknown), the caller's person id when known. */
+type StateRule = (exchange: Exchange, sent: Json, story: string | undefined, caller?: string) => Violation[];
+
 /**
- * What each operation's write changes in the record it answers with: the answer's key and `__typename` of that record,
- * the verb messages name the write by, and the fields the write may change (RULES.md#left-alone). Every other field, nested records included, is what the
- * same record's previous answer showed. Resume sets the stored status (so `state` and `status`), recomputes the next
- * check-in (so `is_outdated`) and bumps `updated_at` (RULES.md#state-resume; project_resuming.ex's changeset). Close
- * sets `closed_at` (so `is_closed` and `is_outdated`), `closed_by`, `success`, `success_status` (so `status`), bumps
- * `updated_at`, and writes the comment thread the goal's `retrospective` is rebuilt from (RULES.md#state-close;
- * goal_closing.ex's changeset, goals/retrospective.ex).
+ * What the suite knows of an operation that the spec cannot say, in one entry per operation keyed by operationId
+ * (complete by construction: a missing or misspelt operation does not compile). A new operation adds its entry here
+ * and nothing else in the suite: every table-driven check reads it through the views below and profiles.ts.
+ * - `target`: the fixture story whose record the operation writes to (its profile, profiles.ts PROFILES).
+ * - `write`: what the write changes in the record it answers with: the answer's key and `__typename` of that record,
+ *   the verb messages name the write by, and the fields the write may change (RULES.md#left-alone). Every other
+ *   field, nested records included, is what the same record's previous answer showed.
+ * - `callerFields`: where its 200 answer names the person the write is recorded against (empty: it names none).
+ * - `stateRules`: its state rules on a 200 answer (RULES.md#state).
+ *
+ * Resume sets the stored status (so `state` and `status`), recomputes the next check-in (so `is_outdated`) and bumps
+ * `updated_at` (RULES.md#state-resume; project_resuming.ex's changeset); its answer names nobody for the resume
+ * itself. Close sets `closed_at` (so `is_closed` and `is_outdated`), `closed_by`, `success`, `success_status` (so
+ * `status`), bumps `updated_at`, and writes the comment thread the goal's `retrospective` is rebuilt from
+ * (RULES.md#state-close; goal_closing.ex's changeset, goals/retrospective.ex); its answer names the closer twice.
  */
-export const WRITES = {
-  resumeProject: { record: 'project', verb: 'resume', changes: ['state', 'status', 'next_check_in_scheduled_at', 'is_outdated', 'updated_at'] },
-  closeGoal: {
-    record: 'goal',
-    verb: 'close',
-    changes: ['closed_at', 'is_closed', 'is_outdated', 'closed_by', 'success', 'success_status', 'status', 'updated_at', 'retrospective'],
+export const OPERATION_RULES = {
+  resumeProject: {
+    target: 'paused',
+    write: { record: 'project', verb: 'resume', changes: ['state', 'status', 'next_check_in_scheduled_at', 'is_outdated', 'updated_at'] },
+    callerFields: [],
+    stateRules: (exchange, sent, story) =>
+      resumeRules(
+        exchange,
+        typeof sent['project_id'] === 'string' ? sent['project_id'] : '',
+        story === 'paused' || story === 'active' || story === 'closed' ? story : undefined,
+      ),
   },
-} as const satisfies { [K in OperationId]: { record: string; verb: string; changes: ReadonlyArray<string> } };
+  closeGoal: {
+    target: 'open',
+    write: {
+      record: 'goal',
+      verb: 'close',
+      changes: ['closed_at', 'is_closed', 'is_outdated', 'closed_by', 'success', 'success_status', 'status', 'updated_at', 'retrospective'],
+    },
+    callerFields: ['goal.closed_by', 'goal.retrospective.author'],
+    stateRules: (exchange, sent, _story, caller) => closeRules(exchange, sent, caller),
+  },
+} as const satisfies { [K in OperationId]: OperationRules };
 
-/**
- * Where an operation's 200 answer names the person the write is recorded against (empty: it names none). Resume's
- * answer names nobody for the resume itself; close's names the closer twice.
- */
-export const CALLER_FIELDS = {
-  resumeProject: [],
-  closeGoal: ['goal.closed_by', 'goal.retrospective.author'],
-} satisfies { [K in OperationId]: string[] };
+/** One operation's entry of OPERATION_RULES. */
+export type OperationRules = {
+  target: RecordStory;
+  write: { record: string; verb: string; changes: ReadonlyArray<string> };
+  callerFields: ReadonlyArray<string>;
+  stateRules: StateRule;
+};
 
-/**
- * The state rules of each operation, keyed by operationId (complete by construction): the exchange, the body sent,
- * the fixture story of the record (undefined when unknown), and the caller's person id when known.
- */
-export const STATE_RULES = {
-  resumeProject: (exchange: Exchange, sent: Json, story: string | undefined) =>
-    resumeRules(
-      exchange,
-      typeof sent['project_id'] === 'string' ? sent['project_id'] : '',
-      story === 'paused' || story === 'active' || story === 'closed' ? story : undefined,
-    ),
-  closeGoal: (exchange: Exchange, sent: Json, _story: string | undefined, caller?: string) => closeRules(exchange, sent, caller),
-} satisfies { [K in OperationId]: (exchange: Exchange, sent: Json, story: string | undefined, caller?: string) => Violation[] };
+function isOperationId(key: string): key is OperationId {
+  return Object.hasOwn(OPERATION_RULES, key);
+}
+
+const OPERATION_IDS: ReadonlyArray<OperationId> = Object.keys(OPERATION_RULES).filter(isOperationId);
+
+function hasEvery<T>(table: Partial<Record<OperationId, T>>): table is Record<OperationId, T> {
+  return OPERATION_IDS.every((operationId) => table[operationId] !== undefined);
+}
+
+/** One part of every operation's entry, keyed by operationId (the views the suite's files read). */
+function view<T>(part: (rules: OperationRules) => T): Readonly<Record<OperationId, T>> {
+  const table: Partial<Record<OperationId, T>> = {};
+  for (const operationId of OPERATION_IDS) table[operationId] = part(OPERATION_RULES[operationId]);
+  if (!hasEvery(table)) throw new Error('unreachable: OPERATION_IDS holds every operation of OPERATION_RULES');
+  return table;
+}
+
+/** What each operation's write changes (OPERATION_RULES `write`). */
+export const WRITES = view((rules) => rules.write);
+
+/** Where each operation's 200 answer names the person the write is recorded against (OPERATION_RULES `callerFields`). */
+export const CALLER_FIELDS = view((rules) => rules.callerFields);
+
+/** The state rules of each operation (OPERATION_RULES `stateRules`). */
+export const STATE_RULES = view((rules) => rules.stateRules);

@@ -7,13 +7,13 @@ import { agreementRules, serverDay } from '../lib/agreement.ts';
 import { Coverage, documentedFields } from '../lib/coverage.ts';
 import { slugOf } from '../lib/id-model.ts';
 import { RecordMemory } from '../lib/memory.ts';
-import { operationModel, operationModels } from '../lib/profiles.ts';
+import { operationModel, operationModels, type OperationId } from '../lib/profiles.ts';
 import { WRITES } from '../lib/state-rules.ts';
 
 const TODAY = serverDay({ date: 'Wed, 25 Nov 2026 10:00:00 GMT' });
 
 /** The spec's 200 examples of an operation, each a fresh copy. */
-function successExamples(operationId: 'resumeProject' | 'closeGoal'): Array<{ name: string; value: JsonObject }> {
+function successExamples(operationId: OperationId): Array<{ name: string; value: JsonObject }> {
   return responseExamples(operationModel(operationId)).flatMap((e) =>
     e.status === 200 && isObject(e.value) ? [{ name: e.name ?? '(example)', value: structuredClone(e.value) }] : [],
   );

@@ -1,11 +1,13 @@
 // The typed client for API consumers, imported as `service-external-api/client`: openapi-fetch over the generated
 // `paths`, plus one method per operation that answers with a result discriminated by its HTTP status.
 //
-// Every type here is looked up in generated/types.ts (`operations[K]…`); nothing restates a field, a status or a
-// body. Response bodies are typed by the contract, not validated at run time (as in openapi-fetch itself): the
+// Every type here is looked up in generated/types.ts (`operations[K]…`), and every method's route and documented
+// statuses in generated/operations.ts: nothing restates an operation, a field, a status or a body, so an operation
+// the spec adds is a method here after `npm run generate`, with no edit. Response bodies are typed by the contract, not validated at run time (as in openapi-fetch itself): the
 // client checks that the status is one the spec documents and parses the body defensively, and the contract test
 // suite is what proves that a server honours the shapes.
 import createFetchClient, { mergeHeaders, type Client, type HeadersOptions } from 'openapi-fetch';
+import { OPERATIONS } from '../../generated/operations.ts';
 import type { operations, paths } from '../../generated/types.ts';
 
 export type { operations, paths };
@@ -63,11 +65,10 @@ export type CallOptions = {
   signal?: AbortSignal;
 };
 
-export type ApiClient = {
-  /** `POST /api/external/v1/projects/resume`. */
-  resumeProject(body: ResumeProjectBody, options?: CallOptions): Promise<ResumeProjectResult>;
-  /** `POST /api/external/v1/goals/close`. */
-  closeGoal(body: CloseGoalBody, options?: CallOptions): Promise<CloseGoalResult>;
+/** One operation's method: `api.closeGoal(body, options)` sends the operation's request (generated/operations.ts). */
+export type OperationMethod<K extends OperationId> = (body: RequestBody<K>, options?: CallOptions) => Promise<ApiResult<K>>;
+
+export type ApiClient = { [K in OperationId]: OperationMethod<K> } & {
   /** The underlying openapi-fetch client, with the same base URL and headers: `raw.POST(path, { body })`. */
   raw: Client<paths>;
 };
@@ -93,13 +94,23 @@ export class UnexpectedResponseError extends Error {
 }
 
 /**
- * The documented statuses at run time. The annotation makes the compiler check this table against
- * generated/types.ts both ways: a status the spec adds is a missing key, a status it drops is an excess one.
+ * The documented statuses at run time (generated/operations.ts). The annotation makes the compiler check them against
+ * generated/types.ts: an operation missing from the table, or a status in it the types do not document, does not
+ * compile (both files come from the same bundled document; this says so where the client relies on it).
  */
-const DOCUMENTED_STATUSES: { [K in OperationId]: Record<DocumentedStatus<K>, true> } = {
-  resumeProject: { 200: true, 400: true, 401: true, 403: true, 404: true, 405: true, 406: true, 413: true, 415: true, 500: true },
-  closeGoal: { 200: true, 400: true, 401: true, 403: true, 404: true, 405: true, 406: true, 413: true, 415: true, 500: true },
-};
+const DOCUMENTED_STATUSES: { [K in OperationId]: { readonly statuses: ReadonlyArray<DocumentedStatus<K>> } } = OPERATIONS;
+
+function isOperationId(key: string): key is OperationId {
+  return Object.hasOwn(OPERATIONS, key);
+}
+
+/** The operations in spec order. */
+const OPERATION_IDS: ReadonlyArray<OperationId> = Object.keys(OPERATIONS).filter(isOperationId);
+
+/** Every operation's method, built in a loop: the one check that each one is there (the loop cannot type each). */
+function hasEveryMethod(methods: Record<string, unknown>): methods is { [K in OperationId]: OperationMethod<K> } {
+  return OPERATION_IDS.every((operationId) => typeof methods[operationId] === 'function');
+}
 
 /** What every response looks like before the contract is applied. */
 type UncheckedResult = { ok: boolean; status: number; body: unknown; response: Response };
@@ -109,8 +120,8 @@ type UncheckedResult = { ok: boolean; status: number; body: unknown; response: R
  * `ok` against the status; the body's shape is the spec's promise (see the file header).
  */
 function isDocumented<K extends OperationId>(operationId: K, result: UncheckedResult): result is ApiResult<K> {
-  const statuses: Record<number, true | undefined> = DOCUMENTED_STATUSES[operationId];
-  return statuses[result.status] === true && result.ok === (result.status >= 200 && result.status < 300);
+  const statuses: ReadonlyArray<number> = DOCUMENTED_STATUSES[operationId].statuses;
+  return statuses.includes(result.status) && result.ok === (result.status >= 200 && result.status < 300);
 }
 
 /** A body as text, parsed as JSON when it looks like JSON. 401 and the read-only 403 are text without a Content-Type. */
@@ -133,7 +144,7 @@ function toResult<K extends OperationId>(operationId: K, response: Response, tex
   const body = parseBody(text);
   const result: UncheckedResult = { ok: response.ok, status: response.status, body, response };
   if (!isDocumented(operationId, result)) {
-    const documented = Object.keys(DOCUMENTED_STATUSES[operationId]).join(', ');
+    const documented = DOCUMENTED_STATUSES[operationId].statuses.join(', ');
     throw new UnexpectedResponseError(operationId, `status ${response.status} is not documented (documented: ${documented})`, body, response);
   }
   if (result.ok && !isJsonObject(body)) {
@@ -160,17 +171,16 @@ export function createClient(options: ClientOptions): ApiClient {
 
   // parseAs 'text' keeps the body as the server sent it: the 200 is read here, errors are read by openapi-fetch
   // (JSON when it parses, else the text) and handed back as text again so one parser decides for both.
-  return {
-    async resumeProject(body, call) {
-      const { data, error, response } = await raw.POST('/api/external/v1/projects/resume', { body, parseAs: 'text', signal: call?.signal });
-      return toResult('resumeProject', response, data ?? textOf(error));
-    },
-    async closeGoal(body, call) {
-      const { data, error, response } = await raw.POST('/api/external/v1/goals/close', { body, parseAs: 'text', signal: call?.signal });
-      return toResult('closeGoal', response, data ?? textOf(error));
-    },
-    raw,
-  };
+  function call<K extends OperationId>(operationId: K): OperationMethod<K> {
+    const { method, path } = OPERATIONS[operationId];
+    return async (body, options) => {
+      const { data, error, response } = await raw.request(method, path, { body, parseAs: 'text', signal: options?.signal });
+      return toResult(operationId, response, data ?? textOf(error));
+    };
+  }
+  const methods: Record<string, unknown> = Object.fromEntries(OPERATION_IDS.map((operationId) => [operationId, call(operationId)]));
+  if (!hasEveryMethod(methods)) throw new Error('unreachable: OPERATION_IDS holds every operation of generated/operations.ts');
+  return { ...methods, raw };
 }
 
 /** openapi-fetch's error value back to text: it JSON-parses error bodies when it can, else keeps the text. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dereference, isObject, loadDocument, pointerTo, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
+import { dereference, isObject, listOperations, loadDocument, pointerTo, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
 import { SAMPLE_LANGUAGES, sampleLanguageList } from '../sample-languages.ts';
 import { CLIENT_MODULE, generateSamples, shellQuote, toCodeSamples, tsLiteral, withCodeSamples, type OperationSamples } from '../samples.ts';
 
@@ -73,12 +73,13 @@ const asSources = (list: ReadonlyArray<OperationSamples>): Array<{ name: string;
 
 describe('generated samples', () => {
   it('cover every operation of the spec with each of its named request examples', () => {
-    expect(samples.map((s) => s.operationId)).toEqual(['resumeProject', 'closeGoal']);
+    expect(samples.map((s) => s.operationId)).toEqual(listOperations(document).map((o) => o.operationId));
+    expect(samples.map((s) => s.operationId)).toContain('closeGoal');
     for (const s of samples) {
       const requestBody = dereference(document, pointerTo('paths', s.path, s.method, 'requestBody'));
       const examples = resolvePointer(document, `${requestBody.pointer}/content/application~1json/examples`);
       expect(s.examples.map((e) => e.key)).toEqual(Object.keys(isObject(examples) ? examples : {}));
-      expect(s.examples.length).toBeGreaterThanOrEqual(2);
+      expect(s.examples.length).toBeGreaterThanOrEqual(1);
     }
   });
 

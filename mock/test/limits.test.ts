@@ -10,7 +10,7 @@ import { createSchemaValidator, formatErrors } from '../../spec/lib/ajv.ts';
 import * as errors from '../src/errors.ts';
 import { JOURNAL_PATH_LENGTH } from '../src/sessions.ts';
 import { MAX_JSON_TOKENS } from '../src/transport.ts';
-import { MAX_SUCCESS_LENGTH } from '../src/writes.ts';
+import { MAX_SUCCESS_LENGTH } from '../src/handlers/closeGoal.ts';
 import { CLOSE, RESUME, doc, startMock, type RunningMock } from './http.ts';
 
 const KiB = 1024;

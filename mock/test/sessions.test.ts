@@ -9,7 +9,7 @@ import { defaultSeed } from '../src/seed.ts';
 import { MemorySessions, SESSION_BYTES, type RequestRecord } from '../src/sessions.ts';
 import { measureDocument } from '../src/rules.ts';
 import type { Principal } from '../src/security.ts';
-import { resumeProject } from '../src/writes.ts';
+import { resumeProjectWrite } from '../src/handlers/resumeProject.ts';
 
 const NOW = new Date('2025-06-13T10:00:00Z');
 const options = { now: () => NOW };
@@ -52,7 +52,7 @@ describe('a session that only reads', () => {
     const refused = sessions.write('reader', (store) => store.authenticate('opk_unknown'));
     expect(refused).toBeUndefined();
     const missing = sessions.write('reader', (store) =>
-      store.apply(resumeProject(principal, { project_id: '00000000-0000-4000-8000-000000000000', message: { type: 'doc', content: [] } })),
+      store.apply(resumeProjectWrite(principal, { project_id: '00000000-0000-4000-8000-000000000000', message: { type: 'doc', content: [] } })),
     );
     expect(missing).toMatchObject({ ok: false });
     expect(sessions.read('reader', (store) => store.state)).toBe(sessions.read('other', (store) => store.state));
@@ -66,7 +66,7 @@ describe('a session that writes', () => {
     const principal = fullAccess(sessions);
     const shared = sessions.read('reader', (store) => store.state);
     const outcome = sessions.write('writer', (store) =>
-      store.apply(resumeProject(principal, { project_id: seed.fixtures.projects.paused, message: { type: 'doc', content: [] } })),
+      store.apply(resumeProjectWrite(principal, { project_id: seed.fixtures.projects.paused, message: { type: 'doc', content: [] } })),
     );
     expect(outcome).toMatchObject({ ok: true });
     const own = sessions.read('writer', (store) => store.state);
@@ -83,7 +83,7 @@ describe('a session that writes', () => {
     const sessions = new MemorySessions(seed, options);
     const principal = fullAccess(sessions);
     sessions.write('writer', (store) =>
-      store.apply(resumeProject(principal, { project_id: seed.fixtures.projects.paused, message: { type: 'doc', content: [] } })),
+      store.apply(resumeProjectWrite(principal, { project_id: seed.fixtures.projects.paused, message: { type: 'doc', content: [] } })),
     );
     const own = sessions.get('writer').store;
     // probe (read) + writer (written): each SESSION_BYTES; the writer also its copy of the seed and its history.

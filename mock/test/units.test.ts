@@ -230,14 +230,14 @@ describe('bounded history (a shared mock runs for weeks)', () => {
   it('keeps at most historyLimit rows per history table and the last events, dropping the oldest', async () => {
     const { Store } = await import('../src/store.ts');
     const { defaultSeed } = await import('../src/seed.ts');
-    const { resumeProject } = await import('../src/writes.ts');
+    const { resumeProjectWrite } = await import('../src/handlers/resumeProject.ts');
     const seed = defaultSeed();
     const store = new Store(structuredClone(seed.state), { now: () => new Date('2025-06-18T10:00:00Z'), historyLimit: 10 });
     const principal = { personUuid: seed.fixtures.people['full_access'] ?? '', readOnly: false };
     const projectId = seed.fixtures.projects['paused'] ?? '';
     for (let i = 0; i < 25; i++) {
       const outcome = store.apply(
-        resumeProject(principal, {
+        resumeProjectWrite(principal, {
           project_id: projectId,
           message: { type: 'doc', content: [] },
           subscriber_ids: [seed.fixtures.people['reviewer'] ?? null],

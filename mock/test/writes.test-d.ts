@@ -1,8 +1,11 @@
-// OperationInputs (writes.ts) is complete by construction: a table of every operation's inputs that misses one, or
+// OperationInputs (handlers/index.ts) is complete by construction: a table of every operation's inputs that misses one, or
 // names one the spec does not have, does not compile, so a new operation cannot get `unknown` inputs silently.
 import { expectTypeOf, test } from 'vitest';
 import type { OperationId } from '../../spec/lib/operations.ts';
-import type { ByOperation, CloseInputs, OperationInputs, ResumeInputs } from '../src/writes.ts';
+import type { CloseInputs } from '../src/handlers/closeGoal.ts';
+import type { OperationInputs } from '../src/handlers/index.ts';
+import type { ResumeInputs } from '../src/handlers/resumeProject.ts';
+import type { ByOperation } from '../src/writes.ts';
 
 test("OperationInputs has exactly the spec's operations, each with its own inputs", () => {
   expectTypeOf<keyof OperationInputs>().toEqualTypeOf<OperationId>();
@@ -17,6 +20,6 @@ test('a table that misses an operation does not compile', () => {
 });
 
 test('a table that names an operation the spec does not have does not compile', () => {
-  // @ts-expect-error reopenGoal is no operation of the spec
-  expectTypeOf<ByOperation<{ resumeProject: ResumeInputs; closeGoal: CloseInputs; reopenGoal: CloseInputs }>>().not.toBeAny();
+  // @ts-expect-error notAnOperation is no operation of the spec
+  expectTypeOf<ByOperation<{ resumeProject: ResumeInputs; closeGoal: CloseInputs; notAnOperation: CloseInputs }>>().not.toBeAny();
 });

@@ -10,8 +10,9 @@ const examples = listExamples(document);
 describe('every example in the spec satisfies its schema (Ajv 2020-12 with formats)', () => {
   it('finds the examples: request, response, error and schema examples', () => {
     const where = examples.map((e) => e.where);
-    expect(where.filter((w) => w.includes('request application/json example')).length).toBe(4);
-    expect(where.filter((w) => / 200 application\/json example/.test(w)).length).toBe(4);
+    // The two first operations have two request examples each, paired with two 200 examples; one added since, more.
+    expect(where.filter((w) => w.includes('request application/json example')).length).toBeGreaterThanOrEqual(4);
+    expect(where.filter((w) => / 200 application\/json example/.test(w)).length).toBeGreaterThanOrEqual(4);
     expect(where.some((w) => w.includes('401 text/plain example'))).toBe(true);
     expect(where.some((w) => w.startsWith('Project.id examples') || w.startsWith('SlugId examples'))).toBe(true);
     expect(examples.length).toBeGreaterThan(60);

@@ -10,7 +10,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { acyclicProjection } from '../lib/acyclic.ts';
-import { isObject } from '../lib/openapi.ts';
+import { isObject, listOperations } from '../lib/openapi.ts';
 import { PROSE, responseValidatorsDeclaration, responseValidatorsSource, withoutKeywords } from './validators.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -130,6 +130,27 @@ function personaTableSource(personas: string[], tokens: unknown): string {
   ].join('\n');
 }
 
+/**
+ * Every operation's route and documented statuses, by operationId, as a value: what the typed client
+ * (docs-site/client/index.ts) needs at run time to give each operation its method without a hand-written table, and
+ * without loading the whole document into a consumer's bundle.
+ */
+function operationsSource(document: unknown): string {
+  if (!isObject(document)) throw new Error('the bundled document is not an object');
+  const lines = listOperations(document).map(({ operationId, method, path, operation }) => {
+    const responses = operation['responses'];
+    const statuses = isObject(responses) ? Object.keys(responses).filter((s) => /^[1-5]\d\d$/.test(s)) : [];
+    return `  ${operationId}: { method: '${method}', path: '${path}', statuses: [${statuses.join(', ')}] },`;
+  });
+  return [
+    '/** Every operation of the spec, by operationId: its method, its path and the statuses it documents, in spec order. */',
+    'export const OPERATIONS = {',
+    ...lines,
+    '} as const;',
+    '',
+  ].join('\n');
+}
+
 async function build(): Promise<Map<string, string>> {
   const work = mkdtempSync(join(tmpdir(), 'generate-'));
   const files = new Map<string, string>();
@@ -163,6 +184,7 @@ async function build(): Promise<Map<string, string>> {
       }
       const ast = await openapiTS(new URL(`file://${bundled}`), { alphabetize: false });
       files.set(doc.types, HEADER.replace('from spec/', `from ${doc.source}`) + astToString(ast));
+      if (doc.source === 'spec/openapi.yaml') files.set('operations.ts', HEADER + operationsSource(document));
       if (doc.source === 'mock/openapi.yaml') files.set('mock-fixtures.ts', HEADER.replace('from spec/', `from ${doc.source}`) + fixtureNamesSource(document));
       if (doc.validators && isObject(document)) {
         files.set(doc.validators, HEADER.replace('from spec/', `from ${doc.source}`) + responseValidatorsSource(document));

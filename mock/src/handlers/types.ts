@@ -3,7 +3,7 @@ import type { operations } from '../../../generated/types.ts';
 import type { Reply } from '../reply.ts';
 import type { Principal } from '../security.ts';
 import type { Store } from '../store.ts';
-import type { OperationInputs } from '../writes.ts';
+import type { OperationInputs } from './index.ts';
 
 /**
  * What a handler gets: who is calling (authenticated, not read-only), the operation's inputs as the decoder gave them
