@@ -21,7 +21,7 @@ import type { Reply, ReplyOptions } from './reply.ts';
 import { tokenFromAuthorization, type Principal } from './security.ts';
 import type { Sessions } from './sessions.ts';
 import type { Store } from './store.ts';
-import type { OperationInputs } from './writes.ts';
+import type { OperationInputs } from './handlers/index.ts';
 import { mark } from './stages.ts';
 import { acceptsJson, bodyKind, decodeQuery, errorViewIsJson, mergeParams, parseBody, tooManyTokens } from './transport.ts';
 

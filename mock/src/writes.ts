@@ -16,8 +16,6 @@ import type { ActivityRow, State, SubscriptionRow } from './state.ts';
  * have, is a compile error where the table is written (mock/test/writes.test-d.ts).
  */
 export type ByOperation<T extends { [K in OperationId]: unknown } & { [K in Exclude<keyof T, OperationId>]: never }> = T;
-/** Each operation's decoded inputs, keyed by operationId: written beside the handler map (handlers/index.ts). */
-export type { OperationInputs } from './handlers/index.ts';
 
 /** The deepest rich-text document the mock accepts; ProseMirror documents nest a handful of levels. */
 const MAX_DOCUMENT_DEPTH = 1000;
