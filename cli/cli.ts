@@ -69,7 +69,7 @@ export async function main(argv: string[]): Promise<void> {
   }
   switch (first) {
     case 'mock':
-      await (await import('../mock/src/serve.ts')).runMock(rest, {
+      await (await import('../mock/src/server/serve.ts')).runMock(rest, {
         metricsMissing: missingPeersLine('GET /__mock/metrics', METRICS_PEERS)?.replace(/^error: /, ''),
       });
       return;

@@ -2,10 +2,10 @@
 // QA's) checks one response with, the suite's configuration, and the suite itself as a function.
 //   import { checkResponse, formatViolation } from 'service-external-api/contract';
 //   checkResponse('resumeProject', { status, headers, text }) → Violation[] (empty when the response keeps the contract)
-export { checkResponse } from './lib/check-response.ts';
+export { checkResponse } from './harness/check-response.ts';
 export { mediaTypeOf, type ResponseLike } from '../spec/lib/conformance.ts';
 export { errorsOf, formatLocation, formatViolation, warningsOf, type Severity, type Violation } from '../spec/lib/violations.ts';
-export { ConfigError, knownVariables, readConfig, recordVariable, tokenVariable, type ContractConfig } from './lib/env.ts';
+export { ConfigError, knownVariables, readConfig, recordVariable, tokenVariable, type ContractConfig } from './io/env.ts';
 
 /**
  * The suite itself, as `service-external-api contract` runs it. Its runner (vitest, an optional peer) loads only when

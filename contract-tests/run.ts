@@ -6,10 +6,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ConfigError, PERSONAS, readConfig, tokenVariable, type ContractConfig, type Persona } from './lib/env.ts';
-import { createMasker } from './lib/mask.ts';
-import { preflight } from './lib/preflight.ts';
-import ContractReporter from './lib/reporter.ts';
+import { ConfigError, PERSONAS, readConfig, tokenVariable, type ContractConfig, type Persona } from './io/env.ts';
+import { createMasker } from './io/mask.ts';
+import { preflight } from './io/preflight.ts';
+import ContractReporter from './harness/reporter.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** `ts` in the repository, `js` in the package's compiled dist/: the suite's files have the extension of this one. */
@@ -88,7 +88,7 @@ export async function runContract(argv: string[]): Promise<never> {
     process.exit(0);
   }
   const args = parsed.positionals;
-  // The options stand for their variables; the suite's workers read the environment (lib/setup.ts, lib/env.ts).
+  // The options stand for their variables; the suite's workers read the environment (harness/setup.ts, io/env.ts).
   if (parsed.values['base-url'] !== undefined) process.env['CONTRACT_BASE_URL'] = parsed.values['base-url'];
   baseUrlOption = parsed.values['base-url'] !== undefined;
   if (parsed.values.report !== undefined) process.env['CONTRACT_REPORT'] = parsed.values.report;

@@ -13,7 +13,7 @@ export default defineConfig({
     include: [`contract-tests/tests/**/*.contract.test.${extension}`],
     // Installed, the suite lives under node_modules, which vitest excludes by default.
     exclude: [],
-    globalSetup: [`contract-tests/lib/setup.${extension}`],
+    globalSetup: [`contract-tests/harness/setup.${extension}`],
     pool: 'threads',
     maxWorkers: 1,
     isolate: false,
@@ -22,6 +22,6 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     typecheck: { enabled: false },
-    reporters: [`./contract-tests/lib/reporter.${extension}`],
+    reporters: [`./contract-tests/harness/reporter.${extension}`],
   },
 });

@@ -3,10 +3,10 @@
 // (GET /__mock/records/{id}?as=…, nothing written), so that what the first write leaves alone is compared too.
 // Against another target (it answers such a read 404): nothing, from then on.
 import type { IncomingMessage } from 'node:http';
-import { firstHeader, tokenOf } from '../lib/predict.ts';
-import type { RecordMemory } from '../lib/memory.ts';
-import { operationModels } from '../lib/profiles.ts';
-import { MOCK_SESSION_HEADER } from '../lib/target.ts';
+import { firstHeader, tokenOf } from '../model/predict.ts';
+import type { RecordMemory } from '../model/memory.ts';
+import { operationModels } from '../model/profiles.ts';
+import { MOCK_SESSION_HEADER } from '../io/target.ts';
 import { violation } from '../../spec/lib/violations.ts';
 import { readBounded, type Bounds } from './body.ts';
 import type { FiledViolation } from './check.ts';

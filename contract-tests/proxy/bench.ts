@@ -14,8 +14,8 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { startArgs } from '../../mock/bench/launch.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
-import { operationModel } from '../lib/profiles.ts';
-import { baseBody } from '../lib/requests.ts';
+import { operationModel } from '../model/profiles.ts';
+import { baseBody } from '../harness/requests.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The package's bin: `proxy` is one of its commands. */

@@ -5,14 +5,14 @@
 // proxy's memory of every record's last answer). Each violation is filed under the rule it breaks, for the summary
 // and JUnit; what the exchange exercised goes to the coverage.
 import { texts } from '../../spec/lib/messages.ts';
-import { answerRules, type AnswerContext } from '../lib/answer.ts';
-import type { ApiRequest, ApiResponse } from '../lib/client.ts';
-import { checkResponse } from '../lib/check-response.ts';
-import { compare, withoutExcusedMediaType } from '../lib/expected.ts';
-import { headerRules, type RequestIds } from '../lib/headers.ts';
-import type { Exchange } from '../lib/client.ts';
-import { firstHeader, predict, type Knowledge, type Prediction, type RawRequest, type Stage } from '../lib/predict.ts';
-import { CALLER_FIELDS, STATE_RULES } from '../lib/state-rules.ts';
+import { answerRules, type AnswerContext } from '../model/answer.ts';
+import type { ApiRequest, ApiResponse } from '../io/client.ts';
+import { checkResponse } from '../harness/check-response.ts';
+import { compare, withoutExcusedMediaType } from '../model/expected.ts';
+import { headerRules, type RequestIds } from '../model/headers.ts';
+import type { Exchange } from '../io/client.ts';
+import { firstHeader, predict, type Knowledge, type Prediction, type RawRequest, type Stage } from '../model/predict.ts';
+import { CALLER_FIELDS, STATE_RULES } from '../model/state-rules.ts';
 import { violation, type Violation } from '../../spec/lib/violations.ts';
 
 /** The rules the proxy checks, in the order reports list them. */

@@ -1,9 +1,9 @@
 // The proxy's own endpoints, under /__proxy/: GET violations (the exchanges kept, `?since=SEQ` for the newer ones),
-// GET summary, POST reset (same-origin or no Origin only, as the mock's controls: mock/src/guard.ts). Any other
+// GET summary, POST reset (same-origin or no Origin only, as the mock's controls: mock/src/core/guard.ts). Any other
 // method on them is 405, any other path under /__proxy 404; nothing here is forwarded.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { controlOriginAllowed, crossOrigin } from '../../mock/src/guard.ts';
-import { firstHeader } from '../lib/predict.ts';
+import { controlOriginAllowed, crossOrigin } from '../../mock/src/core/guard.ts';
+import { firstHeader } from '../model/predict.ts';
 import { endToEnd } from './end-to-end.ts';
 import type { TokenKnowledge } from './knowledge.ts';
 import type { ViolationLog } from './log.ts';

@@ -1,14 +1,14 @@
 // The filing of an exchange: checked by the suite's core (check.ts), what it teaches about an unnamed token learned
 // (knowledge.ts), and an exchange that broke the contract described (curl line, answer, expected rule), masked of
-// every secret (lib/mask.ts) and kept in the log (log.ts), then handed to `onViolation`. Each filing returns how many
+// every secret (io/mask.ts) and kept in the log (log.ts), then handed to `onViolation`. Each filing returns how many
 // errors the answer's X-Contract-Violations header counts.
 import { texts } from '../../spec/lib/messages.ts';
 import { mediaTypeOf } from '../../spec/lib/conformance.ts';
-import type { RequestIds } from '../lib/headers.ts';
-import { createMasker } from '../lib/mask.ts';
-import type { RecordMemory } from '../lib/memory.ts';
-import { firstHeader, tokenOf, type RawRequest } from '../lib/predict.ts';
-import { excerpt } from '../lib/contract-failure.ts';
+import type { RequestIds } from '../model/headers.ts';
+import { createMasker } from '../io/mask.ts';
+import type { RecordMemory } from '../model/memory.ts';
+import { firstHeader, tokenOf, type RawRequest } from '../model/predict.ts';
+import { excerpt } from '../model/contract-failure.ts';
 import { violation } from '../../spec/lib/violations.ts';
 import { checkExchange, type FiledViolation, type Received } from './check.ts';
 import type { TokenKnowledge } from './knowledge.ts';
@@ -78,7 +78,7 @@ export function createFiling(context: FilingContext): Filing {
   const logged: Filing['logged'] = (request, received, operationId, rules, violations, expected) => {
     const errors = violations.filter((v) => v.severity === 'error').length;
     // Only an exchange that broke the contract is described (and kept): the rest is counted. Whatever it says that
-    // came from the target goes through the one masker (lib/mask.ts): every token the run holds, in any form.
+    // came from the target goes through the one masker (io/mask.ts): every token the run holds, in any form.
     const secrets = violations.length > 0 ? secretsOf(request, knowledge) : new Map<string, string>();
     const masker = createMasker([...(context.secrets ?? []), ...secrets]);
     if (violations.length > 0) masker.addFromRequest(request.headers, request.url);

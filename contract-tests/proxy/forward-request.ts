@@ -4,7 +4,7 @@
 // X-Contract-Violations). The upload keeps backpressure; a request body past --max-body-bytes streams through
 // unchecked; no answer within --timeout is a 504 and a violation; a target that cannot be reached is a 502.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RawRequest } from '../lib/predict.ts';
+import type { RawRequest } from '../model/predict.ts';
 import { violation } from '../../spec/lib/violations.ts';
 import { checkExchange, type FiledViolation } from './check.ts';
 import { endToEnd, flat } from './end-to-end.ts';

@@ -4,10 +4,10 @@
 // holds nothing a token can be read back from.
 import { createHmac, randomBytes } from 'node:crypto';
 import { isObject } from '../../spec/lib/openapi.ts';
-import { PERSONAS, RECORD_STORIES, TOKEN_FORM, tokenVariable, type Persona, type RecordGroup } from '../lib/env.ts';
-import { rightsOf } from '../lib/personas.ts';
-import { decodeId, sameRecord } from '../lib/id-model.ts';
-import type { Knowledge, Who } from '../lib/predict.ts';
+import { PERSONAS, RECORD_STORIES, TOKEN_FORM, tokenVariable, type Persona, type RecordGroup } from '../io/env.ts';
+import { rightsOf } from '../model/personas.ts';
+import { decodeId, sameRecord } from '../model/id-model.ts';
+import type { Knowledge, Who } from '../model/predict.ts';
 
 /** The `--tokens` file: persona → token, or the mock's `GET /__mock/fixtures` document (tokens, records, people). */
 export type Fixtures = {

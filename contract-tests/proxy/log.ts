@@ -2,9 +2,9 @@
 // bounded however long it runs), counts per operation × rule (a fixed set), the coverage of the traffic (counts per
 // documented status, field and rule), and the JUnit report built from them.
 // Nothing here ever holds a token: entries are built by file-exchange.ts with secrets already replaced by $VARIABLES.
-import { Coverage } from '../lib/coverage.ts';
+import { Coverage } from '../model/coverage.ts';
 import { formatLocation, formatViolation } from '../../spec/lib/violations.ts';
-import { CALLER_FIELDS } from '../lib/state-rules.ts';
+import { CALLER_FIELDS } from '../model/state-rules.ts';
 import { RULE_ORDER, RULES, type FiledViolation, type Rule } from './check.ts';
 
 export type Entry = {

@@ -8,8 +8,8 @@ import { RULES } from './check.ts';
 import { parseFixtures, TokenKnowledge } from './knowledge.ts';
 import { DEFAULT_CAPACITY } from './log.ts';
 import { createValidationProxy, DEFAULT_MAX_BODY, DEFAULT_TIMEOUT_MS, VIOLATIONS_HEADER } from './server.ts';
-import { listenHosts } from '../../mock/src/hosts.ts';
-import { optionErrors, type OptionErrors } from '../../mock/src/options.ts';
+import { listenHosts } from '../../mock/src/server/hosts.ts';
+import { optionErrors, type OptionErrors } from '../../mock/src/server/options.ts';
 
 export const DEFAULT_PORT = 4020;
 

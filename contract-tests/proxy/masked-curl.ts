@@ -1,8 +1,8 @@
 // The request of an exchange as a curl line against the target with no secret in it: each credential of the request
 // (Authorization, Cookie, X-API-Key) is shown as the $VARIABLE that holds it (the persona's CONTRACT_…_TOKEN when the
 // --tokens file names it).
-import { curlLine } from '../lib/client.ts';
-import { tokenOf, type RawRequest } from '../lib/predict.ts';
+import { curlLine } from '../io/client.ts';
+import { tokenOf, type RawRequest } from '../model/predict.ts';
 import { apiRequest } from './check.ts';
 import { HOP_BY_HOP } from './end-to-end.ts';
 import type { TokenKnowledge } from './knowledge.ts';

@@ -2,7 +2,7 @@
 // (file-exchange.ts), so that an answer that broke the contract carries X-Contract-Violations, then written unchanged.
 // A larger answer streams through unchecked and is one violation; a client that reads slowly pauses the target.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RawRequest } from '../lib/predict.ts';
+import type { RawRequest } from '../model/predict.ts';
 import { violation } from '../../spec/lib/violations.ts';
 import { decodeBody } from './body.ts';
 import { checkExchange, type FiledViolation, type Received } from './check.ts';

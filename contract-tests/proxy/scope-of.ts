@@ -1,7 +1,7 @@
 // Whose view of the records an exchange is: the mock session it names and the caller (knowledge.ts scope). The
 // proxy's memory of records and its baseline reads are kept per scope.
-import { firstHeader, tokenOf, type RawRequest } from '../lib/predict.ts';
-import { MOCK_SESSION_HEADER } from '../lib/target.ts';
+import { firstHeader, tokenOf, type RawRequest } from '../model/predict.ts';
+import { MOCK_SESSION_HEADER } from '../io/target.ts';
 import type { TokenKnowledge } from './knowledge.ts';
 
 /** The mock session a request names ('' for none): the first X-Mock-Session header. */

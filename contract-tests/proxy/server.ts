@@ -5,10 +5,10 @@
 // and `POST /__proxy/reset` are the proxy's own (control-endpoints.ts). No console output here: `onViolation` is the
 // caller's (main.ts prints). This file composes the parts: the Host check, the request target, the routing.
 import { createServer, type Server } from 'node:http';
-import { misdirected } from '../../mock/src/guard.ts';
-import { RequestIds } from '../lib/headers.ts';
-import { RecordMemory } from '../lib/memory.ts';
-import { operationModels } from '../lib/profiles.ts';
+import { misdirected } from '../../mock/src/core/guard.ts';
+import { RequestIds } from '../model/headers.ts';
+import { RecordMemory } from '../model/memory.ts';
+import { operationModels } from '../model/profiles.ts';
 import { BaselineReads } from './baseline-reads.ts';
 import { answerControl } from './control-endpoints.ts';
 import { endToEnd } from './end-to-end.ts';
@@ -37,7 +37,7 @@ export type ProxyOptions = {
   /** Called with each exchange that broke the contract (already free of tokens). */
   onViolation?: (entry: Entry) => void;
   /**
-   * The Host values answered, given the port listened on (mock/src/hosts.ts): any other Host gets 421, before
+   * The Host values answered, given the port listened on (mock/src/server/hosts.ts): any other Host gets 421, before
    * anything is forwarded (a DNS-rebinding page cannot reach the target through the proxy). Unset: any Host.
    */
   allowedHosts?: (port: number) => ReadonlySet<string>;

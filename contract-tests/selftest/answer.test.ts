@@ -3,12 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import { responseExamples } from '../../spec/lib/operations.ts';
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
-import { agreementRules, serverDay } from '../lib/agreement.ts';
-import { Coverage, documentedFields } from '../lib/coverage.ts';
-import { slugOf } from '../lib/id-model.ts';
-import { RecordMemory } from '../lib/memory.ts';
-import { operationModel, operationModels, type OperationId } from '../lib/profiles.ts';
-import { WRITES } from '../lib/state-rules.ts';
+import { agreementRules, serverDay } from '../model/agreement.ts';
+import { Coverage, documentedFields } from '../model/coverage.ts';
+import { slugOf } from '../model/id-model.ts';
+import { RecordMemory } from '../model/memory.ts';
+import { operationModel, operationModels, type OperationId } from '../model/profiles.ts';
+import { WRITES } from '../model/state-rules.ts';
 
 const TODAY = serverDay({ date: 'Wed, 25 Nov 2026 10:00:00 GMT' });
 

@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../spec/lib/messages.ts';
-import { ConfigError, DEFAULT_TIMEOUT_MS, knownVariables, personVariable, readConfig, recordVariable, tokenVariable } from '../lib/env.ts';
+import { ConfigError, DEFAULT_TIMEOUT_MS, knownVariables, personVariable, readConfig, recordVariable, tokenVariable } from '../io/env.ts';
 import { runContract, startHangingServer, startMock, summaryOf, withOutput, type Running } from './support.ts';
 
 const TOKEN = `opk_${'a'.repeat(43)}`;

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { messages, texts } from '../../spec/lib/messages.ts';
 import { isObject, loadDocument, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
-import { checkResponse } from '../lib/check-response.ts';
+import { checkResponse } from '../harness/check-response.ts';
 import { formatLocation, type Violation } from '../../spec/lib/violations.ts';
 import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 

@@ -4,14 +4,14 @@
 import { describe, expect, it } from 'vitest';
 import { contentTypes, texts } from '../../spec/lib/messages.ts';
 import { specAnswers as production } from '../../spec/test/spec-answers.ts';
-import { agreementRules } from '../lib/agreement.ts';
-import type { ApiResponse } from '../lib/client.ts';
-import { PERSONAS } from '../lib/env.ts';
-import { answers, compare, one, success } from '../lib/expected.ts';
-import { headerRules, RequestIds } from '../lib/headers.ts';
-import { rightsOf } from '../lib/personas.ts';
-import { operationModel } from '../lib/profiles.ts';
-import { nextCheckIn, writeAgainRules } from '../lib/write-again.ts';
+import { agreementRules } from '../model/agreement.ts';
+import type { ApiResponse } from '../io/client.ts';
+import { PERSONAS } from '../io/env.ts';
+import { answers, compare, one, success } from '../model/expected.ts';
+import { headerRules, RequestIds } from '../model/headers.ts';
+import { rightsOf } from '../model/personas.ts';
+import { operationModel } from '../model/profiles.ts';
+import { nextCheckIn, writeAgainRules } from '../model/write-again.ts';
 
 const DAY = 86_400_000;
 /** Wednesday 2026-01-07, 00:00 UTC. */

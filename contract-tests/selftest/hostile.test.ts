@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listenHosts } from '../../mock/src/hosts.ts';
+import { listenHosts } from '../../mock/src/server/hosts.ts';
 import { createValidationProxy, type ValidationProxy } from '../proxy/server.ts';
 import { listen } from './support.ts';
 
@@ -181,8 +181,8 @@ describe('what the proxy forwards and to whom it answers', () => {
 
 /** The mock, except that every answer but a 200 echoes the caller's credentials back in every form a server might. */
 async function echoingTarget(): Promise<{ port: number; tokens: string[] }> {
-  const { createMockCore } = await import('../../mock/src/core.ts');
-  const { fixturesOf } = await import('../../mock/src/controls.ts');
+  const { createMockCore } = await import('../../mock/src/core/core.ts');
+  const { fixturesOf } = await import('../../mock/src/core/controls.ts');
   const core = createMockCore();
   const fixtures = fixturesOf(core.seed, core.seed.state);
   const target = await serve((req, res) => {
@@ -278,8 +278,8 @@ describe('a target that echoes the credentials it is sent', () => {
 
   it('never makes the proxy keep or print a token: a tab after Bearer, X-Auth-Token, ?access_token=, a short secret', async () => {
     const target = await echoingTarget();
-    const { createMockCore } = await import('../../mock/src/core.ts');
-    const { fixturesOf } = await import('../../mock/src/controls.ts');
+    const { createMockCore } = await import('../../mock/src/core/core.ts');
+    const { fixturesOf } = await import('../../mock/src/core/controls.ts');
     const core = createMockCore();
     const fixtures = fixturesOf(core.seed, core.seed.state);
     const { TokenKnowledge } = await import('../proxy/knowledge.ts');
@@ -309,7 +309,7 @@ describe('a target that echoes the credentials it is sent', () => {
 
 describe('an answer that never ends', () => {
   it("is stopped at MAX_RESPONSE_BYTES by the suite's client and fails as response.too-large, never read whole", async () => {
-    const { createClient, MAX_RESPONSE_BYTES, TransportError } = await import('../lib/client.ts');
+    const { createClient, MAX_RESPONSE_BYTES, TransportError } = await import('../io/client.ts');
     let sent = 0;
     const target = await serve((req, res) => {
       req.resume();

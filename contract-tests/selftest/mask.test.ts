@@ -1,7 +1,7 @@
 // The masker and encoded tokens (issue 34, item 4): a target that echoes a token base64- or hex-encoded, or every byte
-// percent-encoded, must not get it printed. The encodings here are computed independently of lib/mask.ts.
+// percent-encoded, must not get it printed. The encodings here are computed independently of io/mask.ts.
 import { describe, expect, it } from 'vitest';
-import { createMasker } from '../lib/mask.ts';
+import { createMasker } from '../io/mask.ts';
 
 const TOKEN = 'opk_Zm9vYmFyLWJhei1xdXV4LXNlY3JldC10b2tlbi0xMjM0NTY3';
 const OTHER = 'a-session-secret-1234';

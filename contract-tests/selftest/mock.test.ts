@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationModels } from '../lib/profiles.ts';
+import { operationModels } from '../model/profiles.ts';
 import { runContract, startMock, summaryOf, type Running } from './support.ts';
 
 let mock: Running;

@@ -4,11 +4,11 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { texts } from '../../spec/lib/messages.ts';
 import { listOperations, loadDocument, resolvePointer } from '../../spec/lib/openapi.ts';
-import { answers, messages } from '../lib/expected.ts';
-import { decodeId, shortIdOf, alternativeForms, sameRecord } from '../lib/id-model.ts';
-import { caseVariant } from '../lib/inputs.ts';
-import { operationModel, operationModels, PROFILES, responseExample } from '../lib/profiles.ts';
-import { baseBody, build, isRequestBody, portableExample, withoutField } from '../lib/requests.ts';
+import { answers, messages } from '../model/expected.ts';
+import { decodeId, shortIdOf, alternativeForms, sameRecord } from '../model/id-model.ts';
+import { caseVariant } from '../model/inputs.ts';
+import { operationModel, operationModels, PROFILES, responseExample } from '../model/profiles.ts';
+import { baseBody, build, isRequestBody, portableExample, withoutField } from '../harness/requests.ts';
 
 describe('operation model', () => {
   it("has every operation of the spec, each with a profile; an operation's own contract test file is optional, and named after its operationId", () => {

@@ -1,16 +1,16 @@
-// The prediction the validation proxy checks live traffic with (lib/predict.ts) is the suite's own: for every wrong
+// The prediction the validation proxy checks live traffic with (model/predict.ts) is the suite's own: for every wrong
 // input of the validation table and every generated defect of the property tests it expects exactly (or at least)
 // the answers those expect, and it follows production's order of checks for transport, token, personas and records.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { defects } from '../lib/arbitraries.ts';
-import type { Persona } from '../lib/env.ts';
-import { answers, success, type Expectation } from '../lib/expected.ts';
-import { sameRecord, UNKNOWN_ID } from '../lib/id-model.ts';
-import { wrongInputs } from '../lib/inputs.ts';
-import { operationModel, operationModels, type OperationModel } from '../lib/profiles.ts';
-import { predict, type Knowledge, type RawRequest } from '../lib/predict.ts';
-import { baseBody, withField, withoutField } from '../lib/requests.ts';
+import { defects } from '../harness/arbitraries.ts';
+import type { Persona } from '../io/env.ts';
+import { answers, success, type Expectation } from '../model/expected.ts';
+import { sameRecord, UNKNOWN_ID } from '../model/id-model.ts';
+import { wrongInputs } from '../model/inputs.ts';
+import { operationModel, operationModels, type OperationModel } from '../model/profiles.ts';
+import { predict, type Knowledge, type RawRequest } from '../model/predict.ts';
+import { baseBody, withField, withoutField } from '../harness/requests.ts';
 
 const token = (n: number): string => `opk_${String(n).repeat(43)}`;
 const TOKENS: Record<string, Persona> = {

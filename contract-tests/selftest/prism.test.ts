@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { texts } from '../../spec/lib/messages.ts';
 import { dereference, isObject, loadDocument, pointerTo, type JsonObject } from '../../spec/lib/openapi.ts';
 import { ACYCLIC_DOCUMENT_URL } from '../../spec/lib/files.ts';
-import { operationModels } from '../lib/profiles.ts';
+import { operationModels } from '../model/profiles.ts';
 import { ROOT, runContract, summaryOf, withOutput } from './support.ts';
 
 const PRISM = join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js');

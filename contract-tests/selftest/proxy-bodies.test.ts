@@ -4,9 +4,9 @@
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateRawSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fixturesOf } from '../../mock/src/controls.ts';
+import { fixturesOf } from '../../mock/src/core/controls.ts';
 import { endlessAnswer } from '../../mock/test/fuzz/proxyAttack.ts';
-import { createMockCore } from '../../mock/src/core.ts';
+import { createMockCore } from '../../mock/src/core/core.ts';
 import { TokenKnowledge } from '../proxy/knowledge.ts';
 import { createValidationProxy, VIOLATIONS_HEADER, type ProxyOptions } from '../proxy/server.ts';
 import { listen } from './support.ts';

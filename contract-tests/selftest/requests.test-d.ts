@@ -1,8 +1,8 @@
 // Type tests of the request builders: the compiler rejects a body with a required field missing or a value outside
 // the spec's enum, so a contract test cannot send an invalid body by accident.
 import { expectTypeOf, test } from 'vitest';
-import type { RequestBody } from '../lib/profiles.ts';
-import { body, build, withoutField } from '../lib/requests.ts';
+import type { RequestBody } from '../model/profiles.ts';
+import { body, build, withoutField } from '../harness/requests.ts';
 
 const RICH_TEXT = '{"type":"doc","content":[]}';
 

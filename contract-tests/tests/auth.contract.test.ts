@@ -2,10 +2,10 @@
 // (RULES.md#reading-the-header, #read-only-tokens; RULES.md#decision-5).
 import { describe, it } from 'vitest';
 import { texts } from '../../spec/lib/messages.ts';
-import { anyBody, unknownToken } from '../lib/cases.ts';
-import { answers, one, type Expected } from '../lib/expected.ts';
-import { contract, type Auth, type Contract } from '../lib/harness.ts';
-import { operationModels, type OperationModel } from '../lib/profiles.ts';
+import { anyBody, unknownToken } from '../harness/cases.ts';
+import { answers, one, type Expected } from '../model/expected.ts';
+import { contract, type Auth, type Contract } from '../harness/harness.ts';
+import { operationModels, type OperationModel } from '../model/profiles.ts';
 
 type Row = {
   rule: string;

@@ -1,11 +1,11 @@
 // closeGoal: the state rules a client can observe in the response (RULES.md#decision-3 and #decision-4;
 // RULES.md#close-response). On this package's mock each test starts from the seed.
 import { beforeEach, describe, it } from 'vitest';
-import { one, success } from '../lib/expected.ts';
-import { contract, resetTarget } from '../lib/harness.ts';
-import { operationModel } from '../lib/profiles.ts';
-import { build } from '../lib/requests.ts';
-import { closeRules } from '../lib/state-rules.ts';
+import { one, success } from '../model/expected.ts';
+import { contract, resetTarget } from '../harness/harness.ts';
+import { operationModel } from '../model/profiles.ts';
+import { build } from '../harness/requests.ts';
+import { closeRules } from '../model/state-rules.ts';
 import { violation } from '../../spec/lib/violations.ts';
 
 const op = operationModel('closeGoal');

@@ -1,13 +1,13 @@
 // Ids: which strings name a record, which are refused before the token is read, and which only after
 // (RULES.md#ids, #order-of-checks).
 import { describe, it } from 'vitest';
-import { anyBody, targetId, tokenIfAny } from '../lib/cases.ts';
-import { answers, one, success } from '../lib/expected.ts';
-import { contract } from '../lib/harness.ts';
-import { alternativeForms, UNKNOWN_ID } from '../lib/id-model.ts';
-import { operationModels, PROFILES } from '../lib/profiles.ts';
-import { baseBody, withField } from '../lib/requests.ts';
-import { STATE_RULES } from '../lib/state-rules.ts';
+import { anyBody, targetId, tokenIfAny } from '../harness/cases.ts';
+import { answers, one, success } from '../model/expected.ts';
+import { contract } from '../harness/harness.ts';
+import { alternativeForms, UNKNOWN_ID } from '../model/id-model.ts';
+import { operationModels, PROFILES } from '../model/profiles.ts';
+import { baseBody, withField } from '../harness/requests.ts';
+import { STATE_RULES } from '../model/state-rules.ts';
 
 for (const op of operationModels()) {
   const a = answers(op);

@@ -2,11 +2,11 @@
 // before the token is read, the token before the read-only guard, the guard before missing fields, missing fields
 // before the lookup. Each row sends one defect with a token that would fail a later step.
 import { describe, it } from 'vitest';
-import { anyBody, unknownToken } from '../lib/cases.ts';
-import { answers, either, one, type Expectation } from '../lib/expected.ts';
-import { contract, type Auth } from '../lib/harness.ts';
-import { operationModels, type OperationModel } from '../lib/profiles.ts';
-import { withField } from '../lib/requests.ts';
+import { anyBody, unknownToken } from '../harness/cases.ts';
+import { answers, either, one, type Expectation } from '../model/expected.ts';
+import { contract, type Auth } from '../harness/harness.ts';
+import { operationModels, type OperationModel } from '../model/profiles.ts';
+import { withField } from '../harness/requests.ts';
 import type { JsonObject } from '../../spec/lib/openapi.ts';
 
 type Row = { rule: string; auth: () => Auth; body: (op: OperationModel, valid: JsonObject) => JsonObject; expected: (op: OperationModel) => Expectation };

@@ -2,13 +2,13 @@
 // may change a record, and what everyone else gets. Each needs its persona's token variable.
 import { describe, it } from 'vitest';
 import { texts } from '../../spec/lib/messages.ts';
-import { targetId } from '../lib/cases.ts';
-import { answers, one, type Expected } from '../lib/expected.ts';
-import { PERSONAS, type Persona } from '../lib/env.ts';
-import { contract } from '../lib/harness.ts';
-import { rightsOf } from '../lib/personas.ts';
-import { operationModels, type OperationModel } from '../lib/profiles.ts';
-import { baseBody } from '../lib/requests.ts';
+import { targetId } from '../harness/cases.ts';
+import { answers, one, type Expected } from '../model/expected.ts';
+import { PERSONAS, type Persona } from '../io/env.ts';
+import { contract } from '../harness/harness.ts';
+import { rightsOf } from '../model/personas.ts';
+import { operationModels, type OperationModel } from '../model/profiles.ts';
+import { baseBody } from '../harness/requests.ts';
 
 type Row = { persona: Persona; rule: string; expected: (op: OperationModel) => Expected };
 

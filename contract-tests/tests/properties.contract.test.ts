@@ -2,14 +2,14 @@
 // defect get production's exact answer; valid bodies get 200, a conforming body and the state rules.
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { anyBody, targetId } from '../lib/cases.ts';
-import { defects, validBodies } from '../lib/arbitraries.ts';
-import { answers, one, success } from '../lib/expected.ts';
-import { contract, target } from '../lib/harness.ts';
-import { operationModels, PROFILES } from '../lib/profiles.ts';
-import { holds } from '../lib/properties.ts';
-import { withField } from '../lib/requests.ts';
-import { STATE_RULES } from '../lib/state-rules.ts';
+import { anyBody, targetId } from '../harness/cases.ts';
+import { defects, validBodies } from '../harness/arbitraries.ts';
+import { answers, one, success } from '../model/expected.ts';
+import { contract, target } from '../harness/harness.ts';
+import { operationModels, PROFILES } from '../model/profiles.ts';
+import { holds } from '../harness/properties.ts';
+import { withField } from '../harness/requests.ts';
+import { STATE_RULES } from '../model/state-rules.ts';
 
 const { numRuns, timeoutMs } = target().config;
 /** Every run may wait for the timeout once; the client stops waiting after two timeouts in a row. */

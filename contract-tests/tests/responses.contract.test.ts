@@ -1,12 +1,12 @@
 // Valid input is never a server error: every named request example of the spec, sent to the operation's record, is
 // answered 200 with a body that conforms to the response schema (RULES.md#decision-1 and #decision-4).
 import { describe, it } from 'vitest';
-import { targetId } from '../lib/cases.ts';
-import { one, success } from '../lib/expected.ts';
-import { contract } from '../lib/harness.ts';
-import { operationModels, PROFILES } from '../lib/profiles.ts';
-import { baseBody } from '../lib/requests.ts';
-import { STATE_RULES } from '../lib/state-rules.ts';
+import { targetId } from '../harness/cases.ts';
+import { one, success } from '../model/expected.ts';
+import { contract } from '../harness/harness.ts';
+import { operationModels, PROFILES } from '../model/profiles.ts';
+import { baseBody } from '../harness/requests.ts';
+import { STATE_RULES } from '../model/state-rules.ts';
 import { violation } from '../../spec/lib/violations.ts';
 
 for (const op of operationModels()) {

@@ -2,11 +2,11 @@
 // RULES.md#state-project). On this package's mock each test starts from the seed; elsewhere the rules hold
 // whatever the records' state, because resume has no precondition.
 import { beforeEach, describe, it } from 'vitest';
-import { one, success } from '../lib/expected.ts';
-import { contract, resetTarget } from '../lib/harness.ts';
-import { operationModel } from '../lib/profiles.ts';
-import { build } from '../lib/requests.ts';
-import { resumeRules } from '../lib/state-rules.ts';
+import { one, success } from '../model/expected.ts';
+import { contract, resetTarget } from '../harness/harness.ts';
+import { operationModel } from '../model/profiles.ts';
+import { build } from '../harness/requests.ts';
+import { resumeRules } from '../model/state-rules.ts';
 
 const op = operationModel('resumeProject');
 

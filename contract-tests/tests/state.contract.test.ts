@@ -1,15 +1,15 @@
 // Every state rule on every fixture it is given: each operation writes to each record of its fixture group (every
-// story, not only its profile's), with each of the spec's named request examples, and every rule of lib/state-rules.ts
+// story, not only its profile's), with each of the spec's named request examples, and every rule of model/state-rules.ts
 // must hold on the answer (RULES.md#decision-3; RULES.md#state). Where the answer names the person the
 // write is recorded against, it must be the caller (CONTRACT_PERSON_ID). On this package's mock each test starts
 // from the seed.
 import { beforeEach, describe, it } from 'vitest';
-import { RECORD_STORIES, personVariable, type RecordStory } from '../lib/env.ts';
-import { one, success } from '../lib/expected.ts';
-import { contract, resetTarget } from '../lib/harness.ts';
-import { operationModels, PROFILES } from '../lib/profiles.ts';
-import { baseBody } from '../lib/requests.ts';
-import { CALLER_FIELDS, STATE_RULES } from '../lib/state-rules.ts';
+import { RECORD_STORIES, personVariable, type RecordStory } from '../io/env.ts';
+import { one, success } from '../model/expected.ts';
+import { contract, resetTarget } from '../harness/harness.ts';
+import { operationModels, PROFILES } from '../model/profiles.ts';
+import { baseBody } from '../harness/requests.ts';
+import { CALLER_FIELDS, STATE_RULES } from '../model/state-rules.ts';
 
 for (const op of operationModels()) {
   const stories: ReadonlyArray<RecordStory> = RECORD_STORIES[op.group];

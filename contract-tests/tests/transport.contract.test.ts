@@ -1,13 +1,13 @@
 // Content types, Accept and JSON decoding, all checked before the token (RULES.md#accept,
 // "Content-Type and the request body", error table #1, #4, #5).
 import { describe, it } from 'vitest';
-import { anyBody, targetId } from '../lib/cases.ts';
+import { anyBody, targetId } from '../harness/cases.ts';
 import { specText, texts } from '../../spec/lib/messages.ts';
-import { answers, one, plain, success } from '../lib/expected.ts';
-import { contract } from '../lib/harness.ts';
-import { operationModels, PROFILES } from '../lib/profiles.ts';
-import { baseBody, withoutField } from '../lib/requests.ts';
-import { STATE_RULES } from '../lib/state-rules.ts';
+import { answers, one, plain, success } from '../model/expected.ts';
+import { contract } from '../harness/harness.ts';
+import { operationModels, PROFILES } from '../model/profiles.ts';
+import { baseBody, withoutField } from '../harness/requests.ts';
+import { STATE_RULES } from '../model/state-rules.ts';
 
 for (const op of operationModels()) {
   const a = answers(op);

@@ -1,13 +1,13 @@
 // Input validation, for every operation, derived from its request schema: required fields, null, types, unknown
 // fields (RULES.md#decoding and the error table; RULES.md#decision-2).
 import { describe, it } from 'vitest';
-import { anyBody, targetId, tokenIfAny } from '../lib/cases.ts';
-import { answers, one, success, type Expectation } from '../lib/expected.ts';
-import { contract } from '../lib/harness.ts';
-import { unknownFieldAnswer, wrongInputs } from '../lib/inputs.ts';
-import { operationModels, PROFILES } from '../lib/profiles.ts';
-import { baseBody, withField, withoutField } from '../lib/requests.ts';
-import { STATE_RULES } from '../lib/state-rules.ts';
+import { anyBody, targetId, tokenIfAny } from '../harness/cases.ts';
+import { answers, one, success, type Expectation } from '../model/expected.ts';
+import { contract } from '../harness/harness.ts';
+import { unknownFieldAnswer, wrongInputs } from '../model/inputs.ts';
+import { operationModels, PROFILES } from '../model/profiles.ts';
+import { baseBody, withField, withoutField } from '../harness/requests.ts';
+import { STATE_RULES } from '../model/state-rules.ts';
 
 for (const op of operationModels()) {
   const a = answers(op);

@@ -290,7 +290,7 @@ describe('every sample, as a consumer pastes it, runs against the mock: 200 for 
   if (process.env['CI'] && (!python || !curl)) throw new Error('python3 and curl are missing: .ci/run installs them, and in CI the samples never skip');
 
   beforeAll(async () => {
-    const { createMockApp } = await import('../../mock/src/app.ts');
+    const { createMockApp } = await import('../../mock/src/server/app.ts');
     const app = createMockApp();
     mock = app.listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => mock.once('listening', () => resolve()));

@@ -13,8 +13,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationModels, responseExamples } from '../../spec/lib/operations.ts';
-import { PERSONAS } from '../../mock/src/state.ts';
-import * as errors from '../../mock/src/errors.ts';
+import { PERSONAS } from '../../mock/src/domain/state.ts';
+import * as errors from '../../mock/src/answers/errors.ts';
 import { chromiumMissing, openOffline } from './chromium.ts';
 
 const missing = chromiumMissing();

@@ -1,5 +1,5 @@
 // "Try it" in the reference page: every operation answered inside the page by the package's production-true mock
-// (its framework-free core, mock/src/core.ts), with no server and no service worker, so it works from file:// and any
+// (its framework-free core, mock/src/core/core.ts), with no server and no service worker, so it works from file:// and any
 // static host. build.ts bundles this module (esbuild) and inlines it at the end of the page; it starts after the
 // reference has rendered. State carries over between calls (resume, then resume again) until Reset; the events view
 // shows who the writes would have notified; "Send to a server" sends the same request with fetch instead.
@@ -12,11 +12,11 @@
 // [data-try-status] as `network error` or `timeout` and no response.
 import { operationModels, type OperationModel } from '../../spec/lib/operations.ts';
 import { loadDocument } from '../../spec/lib/openapi.ts';
-import { createMockCore } from '../../mock/src/core.ts';
-import { fixturesOf } from '../../mock/src/controls.ts';
-import { FAULTS, type Fault } from '../../mock/src/faults.ts';
-import { DEFAULT_SESSION } from '../../mock/src/sessions.ts';
-import { PERSONAS } from '../../mock/src/state.ts';
+import { createMockCore } from '../../mock/src/core/core.ts';
+import { fixturesOf } from '../../mock/src/core/controls.ts';
+import { FAULTS, type Fault } from '../../mock/src/answers/faults.ts';
+import { DEFAULT_SESSION } from '../../mock/src/storage/sessions.ts';
+import { PERSONAS } from '../../mock/src/domain/state.ts';
 import { defaultBaseUrl } from '../samples.ts';
 
 const NO_TOKEN = 'none';
@@ -109,7 +109,7 @@ function panel(model: OperationModel): HTMLElement {
   const example = element('select', { 'data-try-example': '' });
   for (const named of model.examples) example.append(element('option', { value: named.name }, named.name));
   const body = element('textarea', { 'data-try-body': '', rows: '12', cols: '80', spellcheck: 'false' });
-  // Simulate: the real answer, a fault, or each documented status (mock/src/prefer.ts answers it with the spec's example).
+  // Simulate: the real answer, a fault, or each documented status (mock/src/answers/prefer.ts answers it with the spec's example).
   const simulate = element('select', { 'data-try-simulate': '' });
   simulate.append(element('option', { value: '' }, 'nothing: the real answer'));
   for (const fault of FAULTS) simulate.append(element('option', { value: `fault=${fault}` }, fault.replace('-', ' ')));

@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import type { Job, WorkerResult } from './job.ts';
 import { clkTck, MOCK_MAIN, startFlags } from './proc.ts';
 import { mockCheck, parseFixtures, scenarios } from './scenarios.ts';
-import { isSelfCheckMode, SELF_CHECK_MODES } from '../src/reply.ts';
+import { isSelfCheckMode, SELF_CHECK_MODES } from '../src/answers/reply.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -1,6 +1,6 @@
 // The memory phase: a fresh mock, 100 sessions × N writes, then its RSS and its heap after a forced GC.
 import { isObject } from '../../spec/lib/openapi.ts';
-import { EVENT_JOURNAL_LIMIT } from '../src/store.ts';
+import { EVENT_JOURNAL_LIMIT } from '../src/storage/store.ts';
 import { stop } from './children.ts';
 import { rounded } from './format.ts';
 import { heapAfterGc, type HeapAfterGc } from './heap.ts';

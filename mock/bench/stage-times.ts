@@ -12,10 +12,10 @@
 // was wrong.
 import { PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { createMockCore, type MockCore, type MockRequest, type SelfCheckMode } from '../src/core.ts';
-import { isSelfCheckMode, SELF_CHECK_MODES } from '../src/reply.ts';
+import { createMockCore, type MockCore, type MockRequest, type SelfCheckMode } from '../src/core/core.ts';
+import { isSelfCheckMode, SELF_CHECK_MODES } from '../src/answers/reply.ts';
 import { setStageProbe } from '../src/stages.ts';
-import { EVENT_JOURNAL_LIMIT } from '../src/store.ts';
+import { EVENT_JOURNAL_LIMIT } from '../src/storage/store.ts';
 import { bodyMatcher, type RequestSpec } from './job.ts';
 import { mockCheck, OPERATIONS, parseFixtures, scenarios, type OperationName } from './scenarios.ts';
 import { addSums, emptySums, perRequest, StageRecorder, type StageReport, type StageSums } from './stagetable.ts';

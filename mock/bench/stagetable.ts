@@ -6,7 +6,7 @@
 // answer "after the last mark". A request that returns early skips the later marks, so each stage also counts the
 // requests that reached it.
 import { STAGES, type Stage } from '../src/stages.ts';
-import type { SelfCheckMode } from '../src/core.ts';
+import type { SelfCheckMode } from '../src/core/core.ts';
 import { fixed, rounded, table } from './format.ts';
 import { OPERATIONS, type OperationName } from './scenarios.ts';
 

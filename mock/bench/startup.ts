@@ -1,14 +1,14 @@
 // In-process start: how long a test that makes its own mock waits for it. In a fresh process (one per factory, so
 // each one's first is really first), the time of the factory's module import, then, --count times, of the factory
 // call plus the first correct resumeProject 200 through it, with no listening socket:
-//   app  createMockApp() from mock/src/app.ts, answered by app.mock.core.answer (what the Express adapter calls)
+//   app  createMockApp() from mock/src/server/app.ts, answered by app.mock.core.answer (what the Express adapter calls)
 //   msw  createMockHandlers({ baseUrl }) from mock/src/msw.ts, answered by handlers.core.fetch(new Request(…))
 // Prints one StartupReport as JSON. The request is the bench's (scenarios.ts), from the fixtures on stdin (our
 // mock's GET /__mock/fixtures: the default seed's, the same in every process).
 //
 //   node <npm start's node flags> mock/bench/startup.ts app|msw [--count N] < fixtures.json
 import { parseArgs } from 'node:util';
-import type { Framed, MockRequest } from '../src/core.ts';
+import type { Framed, MockRequest } from '../src/core/core.ts';
 import { bodyMatcher } from './job.ts';
 import { median, rounded } from './format.ts';
 import { mockCheck, parseFixtures, resumeRequest } from './scenarios.ts';
@@ -51,7 +51,7 @@ let importMs: number;
 let start: Start;
 const importedAt = performance.now();
 if (factory === 'app') {
-  const { createMockApp } = await import('../src/app.ts');
+  const { createMockApp } = await import('../src/server/app.ts');
   importMs = performance.now() - importedAt;
   const request: MockRequest = { method: spec.method, target: spec.path, header: (name) => spec.headers[name], body };
   start = async () => {

@@ -6,12 +6,12 @@
 //   const server = setupServer(...mock);            // or setupWorker(...mock).start()
 //   await mock.reset();                             // back to the seed
 import { http, type HttpHandler } from 'msw';
-import { eventsSince, eventView, fixturesOf, type Fixtures } from './controls.ts';
-import { createMockCore, type CoreOptions, type MockCore } from './core.ts';
-import { checkScenario, type Scenario } from './scenarios.ts';
-import { DEFAULT_SESSION, type RequestEntry } from './sessions.ts';
+import { eventsSince, eventView, fixturesOf, type Fixtures } from './core/controls.ts';
+import { createMockCore, type CoreOptions, type MockCore } from './core/core.ts';
+import { checkScenario, type Scenario } from './answers/scenarios.ts';
+import { DEFAULT_SESSION, type RequestEntry } from './storage/sessions.ts';
 import type { OperationId } from '../../spec/lib/operations.ts';
-import type { State } from './state.ts';
+import type { State } from './domain/state.ts';
 import type { components as Control } from '../../generated/mock-control.ts';
 
 export type MockHandlersOptions = CoreOptions & {

@@ -5,8 +5,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMockCore } from '../src/core.ts';
-import { createHttpListener } from '../src/httpListener.ts';
+import { createMockCore } from '../src/core/core.ts';
+import { createHttpListener } from '../src/server/httpListener.ts';
 import { behaviourTable, runCase, seedFixtures, type Exchange, type Transport } from './behaviour.ts';
 import { send, startMock, type RunningMock, type Sent } from './http.ts';
 import { MSW_PACKAGES, mswInNode, type MswInNode } from './msw-majors.ts';

@@ -6,8 +6,8 @@
 import { expect } from 'vitest';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { specAnswers as production } from '../../spec/test/spec-answers.ts';
-import { fixturesOf, type Fixtures } from '../src/controls.ts';
-import { defaultSeed } from '../src/seed.ts';
+import { fixturesOf, type Fixtures } from '../src/core/controls.ts';
+import { defaultSeed } from '../src/domain/seed.ts';
 import { CLOSE, RESUME, doc, type Sent } from './http.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';

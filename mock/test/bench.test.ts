@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { specAnswers as production } from '../../spec/test/spec-answers.ts';
-import { createMockCore } from '../src/core.ts';
+import { createMockCore } from '../src/core/core.ts';
 import { STAGES } from '../src/stages.ts';
 import { bodyMatcher, type RequestSpec } from '../bench/job.ts';
 import { startFlags } from '../bench/proc.ts';

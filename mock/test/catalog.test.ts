@@ -2,8 +2,8 @@
 // catalog can send on a documented path is documented, and a response that breaks the spec is a loud 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isObject, loadDocument, resolvePointer } from '../../spec/lib/openapi.ts';
-import * as errors from '../src/errors.ts';
-import { createReplyChecker } from '../src/reply.ts';
+import * as errors from '../src/answers/errors.ts';
+import { createReplyChecker } from '../src/answers/reply.ts';
 import { RESUME, doc, startMock, type RunningMock } from './http.ts';
 
 const document = loadDocument();

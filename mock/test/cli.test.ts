@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MOCK_MAIN, startArgs } from '../bench/launch.ts';
-import { PERSONAS } from '../src/state.ts';
+import { PERSONAS } from '../src/domain/state.ts';
 
 /** Exactly what `npm start` runs: package.json's start script (node flags, then cli/mock.cjs), from the root. */
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -67,7 +67,7 @@ describe('npm start', () => {
     const mock = start(['--prot', '4010']);
     expect(await mock.exit).toBe(2);
     expect(mock.output().trim().split('\n')).toHaveLength(1);
-    // The same line as the proxy's for an unknown option (mock/src/options.ts reads both commands' options).
+    // The same line as the proxy's for an unknown option (mock/src/server/options.ts reads both commands' options).
     expect(mock.output().trim()).toBe('error: unknown option --prot (see --help)');
   });
 

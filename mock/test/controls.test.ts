@@ -388,14 +388,14 @@ describe('GET /__mock/records/{id}: a record as its write would answer it, witho
     ]);
     const persona = await mock.send({ method: 'GET', path: `/__mock/records/${mock.fixtures.goals['open'] ?? ''}?as=admin` });
     expect(persona.status).toBe(400);
-    const { PERSONAS } = await import('../src/state.ts');
+    const { PERSONAS } = await import('../src/domain/state.ts');
     expect(persona.json()).toMatchObject({ message: `as must be a persona of the fixtures (${PERSONAS.join(', ')}), got "admin"` });
   });
 });
 
 describe('the fixture names (state.ts) are the ones mock/openapi.yaml documents for GET /__mock/fixtures', () => {
   it('personas, project stories and goal stories: the schema requires each, and nothing else', async () => {
-    const { GOAL_STORIES, PERSONAS, PROJECT_STORIES } = await import('../src/state.ts');
+    const { GOAL_STORIES, PERSONAS, PROJECT_STORIES } = await import('../src/domain/state.ts');
     const control = (await import('../../generated/mock-control.json', { with: { type: 'json' } })).default as unknown;
     const fixtures =
       isObject(control) && isObject(control['components']) && isObject(control['components']['schemas'])
@@ -409,7 +409,7 @@ describe('the fixture names (state.ts) are the ones mock/openapi.yaml documents 
   });
 
   it('a seed file without one of them is refused, naming it', async () => {
-    const { parseSeed } = await import('../src/seedFile.ts');
+    const { parseSeed } = await import('../src/domain/seedFile.ts');
     const seed: Record<string, unknown> = JSON.parse(JSON.stringify(defaultSeed()));
     const fixtures = seed['fixtures'];
     if (!isObject(fixtures) || !isObject(fixtures['projects'])) throw new Error('no fixtures');

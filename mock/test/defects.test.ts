@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isObject } from '../../spec/lib/openapi.ts';
-import { defaultSeed } from '../src/seed.ts';
-import { parseSeed } from '../src/seedFile.ts';
+import { defaultSeed } from '../src/domain/seed.ts';
+import { parseSeed } from '../src/domain/seedFile.ts';
 import { RESUME, startMock, type RunningMock } from './http.ts';
 
 const CLOCK = new Date('2025-06-18T10:30:00Z');

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 import { isObject, listOperations, responseSchemaPointer } from '../../spec/lib/openapi.ts';
 import { createSchemaValidator, formatErrors } from '../../spec/lib/ajv.ts';
-import * as errors from '../src/errors.ts';
-import { JOURNAL_PATH_LENGTH } from '../src/sessions.ts';
-import { MAX_JSON_TOKENS } from '../src/transport.ts';
-import { MAX_SUCCESS_LENGTH } from '../src/handlers/closeGoal.ts';
+import * as errors from '../src/answers/errors.ts';
+import { JOURNAL_PATH_LENGTH } from '../src/storage/sessions.ts';
+import { MAX_JSON_TOKENS } from '../src/core/transport.ts';
+import { MAX_SUCCESS_LENGTH } from '../src/operations/closeGoal.ts';
 import { CLOSE, RESUME, doc, startMock, type RunningMock } from './http.ts';
 
 const KiB = 1024;

@@ -4,7 +4,7 @@
 // requests reach the replicas at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultSeed } from '../src/index.ts';
-import { openRedisSessions, type RedisSessions } from '../src/redisSessions.ts';
+import { openRedisSessions, type RedisSessions } from '../src/storage/redisSessions.ts';
 import { seedFixtures } from './behaviour.ts';
 import { RESUME, doc, send, startMock, type RunningMock, type Sent } from './http.ts';
 import { redisMissing, startRedis, type RedisServer } from './redisServer.ts';

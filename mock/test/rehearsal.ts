@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { operationModels, responseExamples } from '../../spec/lib/operations.ts';
-import type { Fixtures } from '../src/controls.ts';
+import type { Fixtures } from '../src/core/controls.ts';
 import { MAX_DELAY_MS, MAX_PREFER_LENGTH, MAX_SCENARIO_TIMES } from '../src/limits.ts';
 import { CLOSE, RESUME, doc, type Sent } from './http.ts';
 

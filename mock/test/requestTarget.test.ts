@@ -2,7 +2,7 @@
 // `POST http://127.0.0.1:P/api/external/v1/projects/resume HTTP/1.1`; the mock answers it as its origin form, with the
 // target's authority as the host (the Host header is ignored), so the Host guard still applies.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { originForm } from '../src/requestTarget.ts';
+import { originForm } from '../src/server/requestTarget.ts';
 import { RESUME, startMock, type RunningMock } from './http.ts';
 
 const NOW = new Date('2025-06-13T10:00:00Z');

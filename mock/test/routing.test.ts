@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { operationModels } from '../../spec/lib/operations.ts';
-import { missingFields, readOperations } from '../src/pipeline.ts';
+import { missingFields, readOperations } from '../src/core/pipeline.ts';
 import { backendDefinition, createRouting, type Routing } from './oracle.ts';
 
 const operations = readOperations();

@@ -8,16 +8,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { defaultSeed } from '../src/index.ts';
-import { constantTimeEqual, toHex } from '../src/digest.ts';
-import { findToken, hashToken, type TokenRecord } from '../src/security.ts';
-import { GOAL_STORIES, PERSONAS, PROJECT_STORIES } from '../src/state.ts';
+import { constantTimeEqual, toHex } from '../src/domain/digest.ts';
+import { findToken, hashToken, type TokenRecord } from '../src/domain/security.ts';
+import { GOAL_STORIES, PERSONAS, PROJECT_STORIES } from '../src/domain/state.ts';
 import { readState, str } from './fuzz/state.ts';
 import { CLOSE, RESUME, doc, send, startMock, type Received, type RunningMock, type Sent } from './http.ts';
 
 // Every call of the core's constant-time comparison (digest.ts, plain JavaScript so it runs in browsers too) is
 // counted (the real one still answers).
-vi.mock('../src/digest.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../src/digest.ts')>();
+vi.mock('../src/domain/digest.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../src/domain/digest.ts')>();
   return { ...actual, constantTimeEqual: vi.fn(actual.constantTimeEqual) };
 });
 const compare = vi.mocked(constantTimeEqual);

@@ -1,10 +1,10 @@
 // The response self-check's modes (reply.ts `selfCheck`, core option `selfCheck`, CLI `--self-check`): what each
 // checks, that a broken answer becomes the mock's 500 naming the violation, and what `sample` still guarantees.
 import { describe, expect, it } from 'vitest';
-import { createMockCore, type MockCore } from '../src/core.ts';
-import { SAMPLE_EVERY, SAMPLE_FIRST, selfCheck, type Reply, type ReplyChecker } from '../src/reply.ts';
-import { defaultSeed } from '../src/seed.ts';
-import type { Seed } from '../src/state.ts';
+import { createMockCore, type MockCore } from '../src/core/core.ts';
+import { SAMPLE_EVERY, SAMPLE_FIRST, selfCheck, type Reply, type ReplyChecker } from '../src/answers/reply.ts';
+import { defaultSeed } from '../src/domain/seed.ts';
+import type { Seed } from '../src/domain/state.ts';
 
 const OK = (status = 200): Reply => ({ code: 'OK', status: 200, body: { status }, framing: 'json' });
 

@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSchemaValidator, formatErrors } from '../../spec/lib/ajv.ts';
 import { isObject, listOperations, responseSchemaPointer } from '../../spec/lib/openapi.ts';
 import { missingPeersLine, METRICS_PEERS } from '../../cli/peers.ts';
-import { createMockCore } from '../src/core.ts';
-import { DRAINING_REASON } from '../src/health.ts';
-import { createHttpListener } from '../src/httpListener.ts';
-import { createService } from '../src/service.ts';
+import { createMockCore } from '../src/core/core.ts';
+import { DRAINING_REASON } from '../src/server/health.ts';
+import { createHttpListener } from '../src/server/httpListener.ts';
+import { createService } from '../src/server/service.ts';
 import { doc, RESUME, send } from './http.ts';
 import { redisMissing, startRedis, type RedisServer } from './redisServer.ts';
 

@@ -3,13 +3,13 @@
 // (its record, its request journal, its copy of the seed and its history), so the bound holds for any mix of reads
 // and writes.
 import { describe, expect, it } from 'vitest';
-import { createMockCore } from '../src/core.ts';
-import { fixturesOf } from '../src/controls.ts';
-import { defaultSeed } from '../src/seed.ts';
-import { MemorySessions, SESSION_BYTES, type RequestRecord } from '../src/sessions.ts';
-import { measureDocument } from '../src/rules.ts';
-import type { Principal } from '../src/security.ts';
-import { resumeProjectWrite } from '../src/handlers/resumeProject.ts';
+import { createMockCore } from '../src/core/core.ts';
+import { fixturesOf } from '../src/core/controls.ts';
+import { defaultSeed } from '../src/domain/seed.ts';
+import { MemorySessions, SESSION_BYTES, type RequestRecord } from '../src/storage/sessions.ts';
+import { measureDocument } from '../src/domain/rules.ts';
+import type { Principal } from '../src/domain/security.ts';
+import { resumeProjectWrite } from '../src/operations/resumeProject.ts';
 
 const NOW = new Date('2025-06-13T10:00:00Z');
 const options = { now: () => NOW };

@@ -5,9 +5,9 @@ import { PERSONA_PEOPLE, PERSONA_RIGHTS } from '../../generated/mock-fixtures.ts
 import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { conforms } from '../../spec/lib/schemas.ts';
-import { accessLevel } from '../src/access.ts';
-import { decodeId } from '../src/ids.ts';
-import { ACCESS } from '../src/rules.ts';
+import { accessLevel } from '../src/domain/access.ts';
+import { decodeId } from '../src/domain/ids.ts';
+import { ACCESS } from '../src/domain/rules.ts';
 import { defaultSeed, PERSONAS, type State } from '../src/index.ts';
 import { CLOSE, RESUME, doc, startMock, type RunningMock } from './http.ts';
 

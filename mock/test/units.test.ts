@@ -2,11 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 import { loadDocument } from '../../spec/lib/openapi.ts';
-import { decodeId, shortId, slug, slugId } from '../src/ids.ts';
-import { decodeInputs, inputSpecFrom } from '../src/decode.ts';
-import { nextWeeklyCheckIn, privacyOf, projectStatus, goalStatus } from '../src/rules.ts';
-import { bodyKind, decodeQuery, errorViewIsJson, negotiate } from '../src/transport.ts';
-import { tokenFromAuthorization } from '../src/security.ts';
+import { decodeId, shortId, slug, slugId } from '../src/domain/ids.ts';
+import { decodeInputs, inputSpecFrom } from '../src/core/decode.ts';
+import { nextWeeklyCheckIn, privacyOf, projectStatus, goalStatus } from '../src/domain/rules.ts';
+import { bodyKind, decodeQuery, errorViewIsJson, negotiate } from '../src/core/transport.ts';
+import { tokenFromAuthorization } from '../src/domain/security.ts';
 
 describe('ids (RULES.md#response-ids)', () => {
   it.each([
@@ -205,7 +205,7 @@ describe('the input decoder, driven by the spec', () => {
   });
 
   it('lists missing required fields in declaration order (request validation, after decoding)', async () => {
-    const { missingFields, readOperations } = await import('../src/pipeline.ts');
+    const { missingFields, readOperations } = await import('../src/core/pipeline.ts');
     const operation = readOperations().byPath.get('/api/external/v1/goals/close');
     if (!operation) throw new Error('goals/close is not routed');
     expect(decodeInputs(close, { success_status: 'missed' })).toMatchObject({ ok: true });
@@ -215,7 +215,7 @@ describe('the input decoder, driven by the spec', () => {
 
 describe('new ids (ids.ts newUuid)', () => {
   it('are version 4 UUIDs, lower-case, all distinct', async () => {
-    const { newUuid } = await import('../src/ids.ts');
+    const { newUuid } = await import('../src/domain/ids.ts');
     const ids = new Set<string>();
     for (let i = 0; i < 5000; i++) {
       const id = newUuid();
@@ -228,9 +228,9 @@ describe('new ids (ids.ts newUuid)', () => {
 
 describe('bounded history (a shared mock runs for weeks)', () => {
   it('keeps at most historyLimit rows per history table and the last events, dropping the oldest', async () => {
-    const { Store } = await import('../src/store.ts');
-    const { defaultSeed } = await import('../src/seed.ts');
-    const { resumeProjectWrite } = await import('../src/handlers/resumeProject.ts');
+    const { Store } = await import('../src/storage/store.ts');
+    const { defaultSeed } = await import('../src/domain/seed.ts');
+    const { resumeProjectWrite } = await import('../src/operations/resumeProject.ts');
     const seed = defaultSeed();
     const store = new Store(structuredClone(seed.state), { now: () => new Date('2025-06-18T10:00:00Z'), historyLimit: 10 });
     const principal = { personUuid: seed.fixtures.people['full_access'] ?? '', readOnly: false };
@@ -255,7 +255,7 @@ describe('bounded history (a shared mock runs for weeks)', () => {
 
 describe('seed files', () => {
   it('round-trips the default seed through JSON and parseSeed, and a mock started from it works', async () => {
-    const { parseSeed } = await import('../src/seedFile.ts');
+    const { parseSeed } = await import('../src/domain/seedFile.ts');
     const { defaultSeed, createMockApp } = await import('../src/index.ts');
     const parsed = parseSeed(JSON.stringify(defaultSeed()));
     expect(parsed.ok).toBe(true);
@@ -269,7 +269,7 @@ describe('seed files', () => {
     ['no state', '{"fixtures":{}}', /^\$\.state must be an object$/],
     ['a list missing', JSON.stringify({ state: { company: {} }, fixtures: {} }), /^\$\.state\.people must be an array$/],
   ])('names what is wrong: %s', async (_name, text, message) => {
-    const { parseSeed } = await import('../src/seedFile.ts');
+    const { parseSeed } = await import('../src/domain/seedFile.ts');
     const parsed = parseSeed(text);
     expect(parsed.ok ? '' : parsed.error).toMatch(message);
   });
@@ -277,7 +277,7 @@ describe('seed files', () => {
 
 describe('the default seed', () => {
   it('holds templates that validate against the spec (the mock trusts them at start-up instead of validating)', async () => {
-    const { defaultSeed } = await import('../src/seed.ts');
+    const { defaultSeed } = await import('../src/domain/seed.ts');
     const { schemaViolations } = await import('../../spec/lib/schemas.ts');
     const { state } = defaultSeed();
     for (const row of state.projects) expect(schemaViolations('Project', row.template), row.name).toBe('');
@@ -287,8 +287,8 @@ describe('the default seed', () => {
 
 describe('views share their small parts between answers, never stale ones (views.ts)', () => {
   it('a person, space or access binding changed in place shows in the next answer', async () => {
-    const { createMockCore } = await import('../src/core.ts');
-    const { MemorySessions } = await import('../src/sessions.ts');
+    const { createMockCore } = await import('../src/core/core.ts');
+    const { MemorySessions } = await import('../src/storage/sessions.ts');
     const core = createMockCore();
     const { fixtures } = core.seed;
     const headers: Record<string, string> = { authorization: `Bearer ${fixtures.tokens['full_access'] ?? ''}`, 'content-type': 'application/json' };
@@ -321,7 +321,7 @@ describe('views share their small parts between answers, never stale ones (views
 
 describe('the bounded memo (memo.ts)', () => {
   it('computes a key once, starts over when full, and never keeps a key longer than the limit', async () => {
-    const { memoized } = await import('../src/memo.ts');
+    const { memoized } = await import('../src/domain/memo.ts');
     const calls: string[] = [];
     const upper = memoized(
       (key: string) => {

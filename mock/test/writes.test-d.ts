@@ -1,11 +1,11 @@
-// OperationInputs (handlers/index.ts) is complete by construction: a table of every operation's inputs that misses one, or
+// OperationInputs (operations/index.ts) is complete by construction: a table of every operation's inputs that misses one, or
 // names one the spec does not have, does not compile, so a new operation cannot get `unknown` inputs silently.
 import { expectTypeOf, test } from 'vitest';
 import type { OperationId } from '../../spec/lib/operations.ts';
-import type { CloseInputs } from '../src/handlers/closeGoal.ts';
-import type { OperationInputs } from '../src/handlers/index.ts';
-import type { ResumeInputs } from '../src/handlers/resumeProject.ts';
-import type { ByOperation } from '../src/writes.ts';
+import type { CloseInputs } from '../src/operations/closeGoal.ts';
+import type { OperationInputs } from '../src/operations/index.ts';
+import type { ResumeInputs } from '../src/operations/resumeProject.ts';
+import type { ByOperation } from '../src/domain/writes.ts';
 
 test("OperationInputs has exactly the spec's operations, each with its own inputs", () => {
   expectTypeOf<keyof OperationInputs>().toEqualTypeOf<OperationId>();

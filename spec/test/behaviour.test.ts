@@ -25,7 +25,7 @@ describe('diff --behaviour', () => {
   it('reports a changed status as behaviour-status-changed (ERR) and the base suite failing on it', async () => {
     expect((await run('git', ['clone', '--quiet', '--shared', ROOT, clone], work)).code).toBe(0);
     symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
-    const errors = join(clone, 'mock', 'src', 'handlers', 'outcome.ts');
+    const errors = join(clone, 'mock', 'src', 'operations', 'outcome.ts');
     const source = readFileSync(errors, 'utf8');
     const changed = source.replace('forbidden: errors.FORBIDDEN,', 'forbidden: errors.OPERATION_FAILED,');
     expect(changed).not.toBe(source);

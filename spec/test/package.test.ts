@@ -546,7 +546,7 @@ describe('the documentation an npm user can reach from the installed package', (
     const docs = shippedMarkdown()
       .map((file) => readFileSync(join(installed(), file), 'utf8'))
       .join('\n');
-    const { knownVariables } = (await import(join(installed(), 'dist', 'contract-tests', 'lib', 'env.js'))) as { knownVariables: () => string[] };
+    const { knownVariables } = (await import(join(installed(), 'dist', 'contract-tests', 'io', 'env.js'))) as { knownVariables: () => string[] };
     const runbook = readFileSync(join(installed(), 'contract-tests', 'README.md'), 'utf8');
     expect(knownVariables().filter((name) => !runbook.includes(name))).toEqual([]);
     const missing: string[] = [];

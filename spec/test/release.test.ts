@@ -56,7 +56,7 @@ beforeAll(async () => {
   writeFileSync(join(repo, 'spec', 'releases', (last ?? '').replace(/\.json$/, '.commit')), `${head}\n`);
   // A breaking change to the spec (a documented status removed) and to the mock (a comment-only caller gets 500).
   edit('spec/paths/projects_resume.yaml', /^ {4}'406':\n {6}\$ref: .*\n/m, '');
-  edit('mock/src/handlers/outcome.ts', /forbidden: errors\.FORBIDDEN,/, 'forbidden: errors.OPERATION_FAILED,');
+  edit('mock/src/operations/outcome.ts', /forbidden: errors\.FORBIDDEN,/, 'forbidden: errors.OPERATION_FAILED,');
   expect((await git(['add', '-A'])).code).toBe(0);
   expect((await git(['commit', '--quiet', '-m', 'breaking changes'])).code).toBe(0);
 }, 120_000);

@@ -27,8 +27,8 @@ const ENTRY_POINTS = [
   'cli/cli.ts',
   // The contract suite as vitest loads it: its config names these by path, so nothing imports them.
   'contract-tests/vitest.config.ts',
-  'contract-tests/lib/setup.ts',
-  'contract-tests/lib/reporter.ts',
+  'contract-tests/harness/setup.ts',
+  'contract-tests/harness/reporter.ts',
   ...readdirSync(join(ROOT, 'contract-tests', 'tests'))
     .filter((file) => file.endsWith('.contract.test.ts'))
     .map((file) => `contract-tests/tests/${file}`),

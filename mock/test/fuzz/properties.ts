@@ -21,7 +21,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { checkResponse } from '../../../contract-tests/lib/check-response.ts';
+import { checkResponse } from '../../../contract-tests/harness/check-response.ts';
 import { isObject } from '../../../spec/lib/openapi.ts';
 import { responseExamples } from '../../../spec/lib/operations.ts';
 import { errorsOf, formatLocation } from '../../../spec/lib/violations.ts';

@@ -46,9 +46,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { isObject } from '../../../spec/lib/openapi.ts';
-import { DEFAULT_BODY_LIMIT } from '../../src/core.ts';
-import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES } from '../../src/sessions.ts';
-import { EVENT_JOURNAL_LIMIT } from '../../src/store.ts';
+import { DEFAULT_BODY_LIMIT } from '../../src/core/core.ts';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES } from '../../src/storage/sessions.ts';
+import { EVENT_JOURNAL_LIMIT } from '../../src/storage/store.ts';
 import { startArgs } from '../../bench/launch.ts';
 import { proxyAttack } from './proxyAttack.ts';
 

@@ -1,0 +1,119 @@
+// The layers of the mock and of the contract suite are folders, and imports between them run one way, downwards:
+// a newcomer can tell from a file's folder what it may use. mock/README.md ("Where things are") and
+// contract-tests/README.md name the layers; this test holds the code to them, import by import (TypeScript's own
+// preprocessor lists a file's imports, dynamic `import()` included).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, posix, relative } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './run.ts';
+
+/** A folder's layers, top first: a file may import its own layer's files and those of the layers below it. */
+type Layering = {
+  folder: string;
+  layers: ReadonlyArray<string> /** files outside the layers (entry points on top, leaves that import nothing). */;
+  free: ReadonlyArray<string>;
+};
+
+const MOCK: Layering = {
+  folder: 'mock/src',
+  layers: ['server', 'core', 'operations', 'storage', 'answers', 'domain'],
+  free: ['index.ts', 'msw.ts', 'main.ts', 'limits.ts', 'stages.ts'],
+};
+const SUITE: Layering = { folder: 'contract-tests', layers: ['harness', 'io', 'model'], free: [] };
+
+/** What crosses between the two folders, and why (README.md, `cli/`'s row). Anything else is a finding. */
+const CROSSING: ReadonlyArray<[from: RegExp, to: RegExp]> = [
+  // The proxy, a local server like the mock's, answers the same Host and Origin checks and reads options the same way.
+  [/^contract-tests\/proxy\//, /^mock\/src\/(core\/guard|server\/hosts|server\/options)\.ts$/],
+  // The proxy's bench starts the mock the way the mock's bench does.
+  [/^contract-tests\/proxy\/bench\.ts$/, /^mock\/bench\/launch\.ts$/],
+];
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && /\.(ts|cjs|mjs)$/.test(entry.name))
+    .map((entry) => posix.join(relative(ROOT, entry.parentPath).split('\\').join('/'), entry.name));
+}
+
+/** The repository files a file imports (relative specifiers only: packages are not layers). */
+function importsOf(file: string, text: string): string[] {
+  const { importedFiles } = ts.preProcessFile(text, true, true);
+  return importedFiles
+    .map((f) => f.fileName)
+    .filter((name) => name.startsWith('.'))
+    .map((name) => posix.normalize(posix.join(posix.dirname(file), name)));
+}
+
+/** The layer index of a file in a layering (0 is the top), `free` for the files outside them, undefined outside the folder. */
+function layerOf(layering: Layering, file: string): number | 'free' | undefined {
+  if (!file.startsWith(`${layering.folder}/`)) return undefined;
+  const rest = file.slice(layering.folder.length + 1);
+  if (layering.free.includes(rest)) return 'free';
+  const index = layering.layers.indexOf(rest.split('/')[0] ?? '');
+  return index === -1 ? undefined : index;
+}
+
+/** Every import that runs upwards, or into a file of no layer, as `from → to`. */
+function upwardImports(layering: Layering, graph: ReadonlyMap<string, ReadonlyArray<string>>): string[] {
+  const found: string[] = [];
+  for (const [from, targets] of graph) {
+    const own = layerOf(layering, from);
+    if (own === undefined || own === 'free') continue;
+    for (const to of targets) {
+      const theirs = layerOf(layering, to);
+      if (theirs === 'free') {
+        if (to !== `${layering.folder}/limits.ts` && to !== `${layering.folder}/stages.ts`) found.push(`${from} → ${to} (an entry point)`);
+      } else if (theirs !== undefined && theirs < own) found.push(`${from} → ${to} (${layering.layers[own]} may not use ${layering.layers[theirs]})`);
+    }
+  }
+  return found;
+}
+
+const graph = new Map<string, string[]>();
+for (const file of [...filesUnder('mock'), ...filesUnder('contract-tests'), ...filesUnder('docs-site'), ...filesUnder('cli')]) {
+  graph.set(file, importsOf(file, readFileSync(join(ROOT, file), 'utf8')));
+}
+
+describe('the layers are folders, and imports run downwards', () => {
+  it('mock/src: server → core → operations → storage → answers → domain, and nothing in a layer uses an entry point', () => {
+    const layered = [...graph.keys()].filter((file) => file.startsWith('mock/src/'));
+    expect(layered.filter((file) => layerOf(MOCK, file) === undefined)).toEqual([]);
+    expect(upwardImports(MOCK, graph)).toEqual([]);
+  });
+
+  it('the contract suite: harness → io → model, and the proxy and the tests use them from outside', () => {
+    const layered = [...graph.keys()].filter((file) => /^contract-tests\/[^/]+\//.test(file) && !/^contract-tests\/(proxy|selftest|tests)\//.test(file));
+    expect(layered.filter((file) => layerOf(SUITE, file) === undefined)).toEqual([]);
+    expect(upwardImports(SUITE, graph)).toEqual([]);
+  });
+
+  it('the suite and the mock do not import each other, except what README.md says the proxy shares', () => {
+    const crossings = [...graph].flatMap(([from, targets]) =>
+      targets
+        .filter(
+          (to) =>
+            (from.startsWith('contract-tests/') && !from.startsWith('contract-tests/selftest/') && to.startsWith('mock/')) ||
+            (from.startsWith('mock/') && !from.startsWith('mock/test/') && to.startsWith('contract-tests/')),
+        )
+        .filter((to) => !CROSSING.some(([a, b]) => a.test(from) && b.test(to)))
+        .map((to) => `${from} → ${to}`),
+    );
+    expect(crossings).toEqual([]);
+  });
+
+  it('finds an import that runs upwards, and one into an entry point', () => {
+    const made = new Map([
+      ['mock/src/domain/state.ts', ['mock/src/server/app.ts', 'mock/src/limits.ts']],
+      ['mock/src/core/core.ts', ['mock/src/domain/state.ts', 'mock/src/index.ts']],
+    ]);
+    expect(upwardImports(MOCK, made)).toEqual([
+      'mock/src/domain/state.ts → mock/src/server/app.ts (domain may not use server)',
+      'mock/src/core/core.ts → mock/src/index.ts (an entry point)',
+    ]);
+    expect(importsOf('mock/src/core/core.ts', "import a from './x.ts'; const b = await import('../domain/y.ts'); import c from 'vitest';")).toEqual([
+      'mock/src/core/x.ts',
+      'mock/src/domain/y.ts',
+    ]);
+  });
+});
