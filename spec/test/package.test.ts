@@ -14,6 +14,7 @@ import { problemAffectsResolutionKind } from '@arethetypeswrong/core/problems';
 import { BIN, explain, ROOT, run } from './run.ts';
 import { texts } from '../lib/messages.ts';
 import { loadDocument } from '../lib/openapi.ts';
+import { PERSONAS } from '../../generated/mock-fixtures.ts';
 import { SAMPLE_LANGUAGES, sampleLanguageList } from '../../docs-site/sample-languages.ts';
 import { MSW_PACKAGES } from '../../mock/test/msw-majors.ts';
 
@@ -549,6 +550,9 @@ describe('the documentation an npm user can reach from the installed package', (
     const { knownVariables } = (await import(join(installed(), 'dist', 'contract-tests', 'io', 'env.js'))) as { knownVariables: () => string[] };
     const runbook = readFileSync(join(installed(), 'contract-tests', 'README.md'), 'utf8');
     expect(knownVariables().filter((name) => !runbook.includes(name))).toEqual([]);
+    // Every persona has its row in mock/README.md's table ("Tokens and personas"): adding one names the table here.
+    const mockGuide = readFileSync(join(installed(), 'mock', 'README.md'), 'utf8');
+    expect(PERSONAS.filter((persona) => !mockGuide.includes(`| \`${persona}\` |`))).toEqual([]);
     const missing: string[] = [];
     for (const command of ['mock', 'contract', 'proxy', 'docs', 'diff']) {
       const help = await run('npx', ['--no-install', 'service-external-api', command, '--help'], { cwd: consumer });
