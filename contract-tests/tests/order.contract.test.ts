@@ -5,6 +5,7 @@ import { describe, it } from 'vitest';
 import { anyBody, unknownToken } from '../harness/cases.ts';
 import { answers, either, one, type Expectation } from '../model/expected.ts';
 import { contract, type Auth } from '../harness/harness.ts';
+import { wrongInputs } from '../model/inputs.ts';
 import { operationModels, type OperationModel } from '../model/profiles.ts';
 import { withField } from '../harness/requests.ts';
 import type { JsonObject } from '../../spec/lib/openapi.ts';
@@ -12,7 +13,16 @@ import type { JsonObject } from '../../spec/lib/openapi.ts';
 type Row = { rule: string; auth: () => Auth; body: (op: OperationModel, valid: JsonObject) => JsonObject; expected: (op: OperationModel) => Expectation };
 
 const firstNonNullable = (op: OperationModel): string => op.fields.find((f) => !f.nullable)?.name ?? op.targetField;
-const booleanField = (op: OperationModel): string | undefined => op.fields.find((f) => f.kind === 'boolean')?.name;
+/**
+ * A value of the wrong type for a field of the operation, with production's answer (inputs.ts): its first boolean
+ * field given the string "true", or, with none, its first string field given a number.
+ */
+function wrongTyped(op: OperationModel): { field: string; value: unknown; expected: Expectation } {
+  const field = op.fields.find((f) => f.kind === 'boolean') ?? op.fields.find((f) => f.kind === 'string');
+  const [wrong] = field === undefined ? [] : wrongInputs(field, answers(op));
+  if (field === undefined || wrong === undefined) throw new Error(`${op.operationId} has no boolean or string field to send a wrongly typed value to`);
+  return { field: field.name, value: wrong.value, expected: wrong.expectation };
+}
 
 const rows: Row[] = [
   {
@@ -30,8 +40,8 @@ const rows: Row[] = [
   {
     rule: 'Without a token, a value of the wrong type is still the wrong-type 400: inputs come before the token (Order of checks 5–6)',
     auth: () => undefined,
-    body: (op, b) => withField(b, booleanField(op) ?? 'send_notifications_to_everyone', 'true'),
-    expected: (op) => one(answers(op).unknownType('boolean')),
+    body: (op, b) => withField(b, wrongTyped(op).field, wrongTyped(op).value),
+    expected: (op) => wrongTyped(op).expected,
   },
   {
     rule: 'A read-only token still gets the 400 of an unknown field: inputs come before the read-only guard (RULES.md#read-only-tokens)',
