@@ -3,9 +3,10 @@
 //
 // Every type here is looked up in generated/types.ts (`operations[K]…`), and every method's route and documented
 // statuses in generated/operations.ts: nothing restates an operation, a field, a status or a body, so an operation
-// the spec adds is a method here after `npm run generate`, with no edit. Response bodies are typed by the contract, not validated at run time (as in openapi-fetch itself): the
-// client checks that the status is one the spec documents and parses the body defensively, and the contract test
-// suite is what proves that a server honours the shapes.
+// the spec adds is a method here after `npm run generate`, with no edit. Response bodies are typed by the contract,
+// not validated at run time (as in openapi-fetch itself): the client checks that the status is one the spec
+// documents and parses the body defensively, and the contract test suite is what proves that a server honours the
+// shapes.
 import createFetchClient, { mergeHeaders, type Client, type HeadersOptions } from 'openapi-fetch';
 import { OPERATIONS } from '../../generated/operations.ts';
 import type { operations, paths } from '../../generated/types.ts';

@@ -1,5 +1,5 @@
-// "Try it" in the reference page: every operation answered inside the page by the package's production-true mock
-// (its framework-free core, mock/src/core/core.ts), with no server and no service worker, so it works from file:// and any
+// "Try it" in the reference page: every operation answered inside the page by the package's production-true mock (its
+// framework-free core, mock/src/core/core.ts), with no server and no service worker, so it works from file:// and any
 // static host. build.ts bundles this module (esbuild) and inlines it at the end of the page; it starts after the
 // reference has rendered. State carries over between calls (resume, then resume again) until Reset; the events view
 // shows who the writes would have notified; "Send to a server" sends the same request with fetch instead.

@@ -1,5 +1,5 @@
-// OperationInputs (operations/index.ts) is complete by construction: a table of every operation's inputs that misses one, or
-// names one the spec does not have, does not compile, so a new operation cannot get `unknown` inputs silently.
+// OperationInputs (operations/index.ts) is complete by construction: a table of every operation's inputs that misses
+// one, or names one the spec does not have, does not compile, so a new operation cannot get `unknown` inputs silently.
 import { expectTypeOf, test } from 'vitest';
 import type { OperationId } from '../../spec/lib/operations.ts';
 import type { CloseInputs } from '../src/operations/closeGoal.ts';

@@ -1,8 +1,8 @@
-// The one response checker of the package: checkResponse(operationId, response, { validator }) → every way the
-// response departs from the spec, as violations. The contract suite, the validation proxy, the fuzzers and the mock's
-// own self-check all use it, each with its validators: Ajv's, compiled from generated/openapi.json (ajv.ts; the
-// suite's `checkResponse` in contract-tests/harness/check-response.ts passes them), or the precompiled ones (the mock), so
-// that checking loads no compiler. Errors fail; warnings (an undocumented additive field, a missing Content-Type where
+// The one response checker of the package: checkResponse(operationId, response, { validator }) → every way the response
+// departs from the spec, as violations. The contract suite, the validation proxy, the fuzzers and the mock's own
+// self-check all use it, each with its validators: Ajv's, compiled from generated/openapi.json (ajv.ts; the suite's
+// `checkResponse` in contract-tests/harness/check-response.ts passes them), or the precompiled ones (the mock), so that
+// checking loads no compiler. Errors fail; warnings (an undocumented additive field, a missing Content-Type where
 // production sends none) do not.
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import {

@@ -1,8 +1,9 @@
 // Production's texts (RULES.md#error-table), read from the spec and never written here: the messages with a variable
 // part are templates in the spec (`components/x-messages`, spec/components/messages.yaml) that `messages` fills in; the
 // fixed texts (`texts`) are the spec's response examples, or the extension's texts for answers outside the operations.
-// The mock answers with them (mock/src/answers/errors.ts), the contract suite expects them (contract-tests/model/expected.ts), and
-// contract-tests/selftest/model.test.ts holds each template to its 400 example byte for byte.
+// The mock answers with them (mock/src/answers/errors.ts), the contract suite expects them
+// (contract-tests/model/expected.ts), and contract-tests/selftest/model.test.ts holds each template to its 400 example
+// byte for byte.
 import { isObject, loadDocument, pointerTo, resolvePointer } from './openapi.ts';
 
 /** Each template the spec holds, with the variable parts it must have. */

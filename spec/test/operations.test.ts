@@ -68,8 +68,8 @@ it('quotes the 401 and the read-only 403 texts in its introduction as production
   expect(introduction).toContain(`\`${String(rulesBody(22))}\``);
 });
 
-// The one test that holds each of production's texts the spec keeps outside a response example (the answers outside
-// the operations, the 400 templates) to RULES.md's error table; the response examples are held to it per operation below.
+// The one test that holds each of production's texts the spec keeps outside a response example (the answers outside the
+// operations, the 400 templates) to RULES.md's error table; the response examples are held to it per operation below.
 it("holds production's texts outside the operations and its 400 templates as RULES.md's error table writes them", () => {
   expect(errorTable().size).toBe(27);
   expect(texts.routeNotFound).toBe(rulesBody(3));
