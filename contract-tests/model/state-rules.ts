@@ -4,7 +4,7 @@
 import { isObject } from '../../spec/lib/openapi.ts';
 import type { Exchange } from './exchange.ts';
 import type { RecordStory } from './fixtures.ts';
-import type { OperationId } from './profiles.ts';
+import type { OperationId } from '../../spec/lib/operations.ts';
 import { sameRecord } from './id-model.ts';
 import { violation, type Violation } from '../../spec/lib/violations.ts';
 

@@ -70,6 +70,36 @@ function upwardImports(layering: Layering, graph: ReadonlyMap<string, ReadonlyAr
   return found;
 }
 
+/** The import circles of a graph (Tarjan's strongly connected components of two files or more), each as its files. */
+function circles(graph: ReadonlyMap<string, ReadonlyArray<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, index.size);
+    low.set(file, index.get(file) ?? 0);
+    stack.push(file);
+    for (const to of graph.get(file) ?? []) {
+      if (!graph.has(to)) continue;
+      if (!index.has(to)) {
+        visit(to);
+        low.set(file, Math.min(low.get(file) ?? 0, low.get(to) ?? 0));
+      } else if (stack.includes(to)) low.set(file, Math.min(low.get(file) ?? 0, index.get(to) ?? 0));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let top: string | undefined;
+    do {
+      top = stack.pop();
+      if (top !== undefined) component.push(top);
+    } while (top !== undefined && top !== file);
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return found;
+}
+
 const graph = new Map<string, string[]>();
 for (const file of [...filesUnder('mock'), ...filesUnder('contract-tests'), ...filesUnder('docs-site'), ...filesUnder('cli')]) {
   graph.set(file, importsOf(file, readFileSync(join(ROOT, file), 'utf8')));
@@ -102,7 +132,21 @@ describe('the layers are folders, and imports run downwards', () => {
     expect(crossings).toEqual([]);
   });
 
-  it('finds an import that runs upwards, and one into an entry point', () => {
+  it('has no import circle, type-only imports included: each file can be read before the files that use it', () => {
+    expect(circles(graph)).toEqual([]);
+  });
+
+  it('finds an import that runs upwards, one into an entry point, and a circle', () => {
+    expect(
+      circles(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', ['c.ts']],
+          ['c.ts', ['a.ts', 'd.ts']],
+          ['d.ts', []],
+        ]),
+      ),
+    ).toEqual([['a.ts', 'b.ts', 'c.ts']]);
     const made = new Map([
       ['mock/src/domain/state.ts', ['mock/src/server/app.ts', 'mock/src/limits.ts']],
       ['mock/src/core/core.ts', ['mock/src/domain/state.ts', 'mock/src/index.ts']],

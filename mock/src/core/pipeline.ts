@@ -197,6 +197,6 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
  * type: the decoder gave every field the kind the spec declares (decode.ts), and step 8 found every required field.
  */
 function runHandler<K extends OperationId>(operationId: K, args: { principal: Principal; inputs: Record<string, unknown>; store: Store }): Reply {
-  const handler: Handler<K> = handlers[operationId];
+  const handler: Handler<OperationInputs[K]> = handlers[operationId];
   return handler({ ...args, inputs: args.inputs as OperationInputs[K] });
 }

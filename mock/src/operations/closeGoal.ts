@@ -84,5 +84,5 @@ const closeGoalWrite =
     return { ok: true, value: { goal: goalView(state, now, goal, principal.personUuid, { nestProjects: true }), event } };
   };
 
-export const closeGoal: Handler<'closeGoal'> = ({ principal, inputs, store }) =>
+export const closeGoal: Handler<CloseInputs> = ({ principal, inputs, store }) =>
   outcomeReply(store.apply(closeGoalWrite(principal, inputs)), (value): SuccessBody<'closeGoal'> => ({ goal: value.goal }));

@@ -3,12 +3,13 @@
 // compile.
 import { closeGoal, type CloseInputs } from './closeGoal.ts';
 import { resumeProject, type ResumeInputs } from './resumeProject.ts';
-import type { HandlerMap } from './types.ts';
+import type { Handler } from './types.ts';
 import type { ByOperation } from '../domain/writes.ts';
-
-export type { HandlerMap } from './types.ts';
 
 /** Each operation's decoded inputs (decode.ts gives them; its handler takes them). */
 export type OperationInputs = ByOperation<{ resumeProject: ResumeInputs; closeGoal: CloseInputs }>;
+
+/** Each operation's handler, given its inputs: a handler typed with another operation's inputs does not compile. */
+export type HandlerMap = { [K in keyof OperationInputs]: Handler<OperationInputs[K]> };
 
 export const handlers: HandlerMap = { resumeProject, closeGoal };

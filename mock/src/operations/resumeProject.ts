@@ -50,5 +50,5 @@ export const resumeProjectWrite =
     return { ok: true, value: { project: projectView(state, now, project, principal.personUuid, { nestGoal: true }), event } };
   };
 
-export const resumeProject: Handler<'resumeProject'> = ({ principal, inputs, store }) =>
+export const resumeProject: Handler<ResumeInputs> = ({ principal, inputs, store }) =>
   outcomeReply(store.apply(resumeProjectWrite(principal, inputs)), (value): SuccessBody<'resumeProject'> => ({ project: value.project }));
