@@ -7,14 +7,18 @@ const RULES = new URL('../../RULES.md', import.meta.url);
 /** One row: its status and the texts its Body cell quotes, in order (`Bad Request`, then the JSON form). */
 export type ErrorRow = { status: number; bodies: string[] };
 
-/** Every row of the error table, by its number (RULES.md#error-1 … ). */
-export function errorTable(): Map<number, ErrorRow> {
+let table: ReadonlyMap<number, ErrorRow> | undefined;
+
+/** Every row of the error table, by its number (RULES.md#error-1 … ); RULES.md is read once. */
+export function errorTable(): ReadonlyMap<number, ErrorRow> {
+  if (table) return table;
   const rows = new Map<number, ErrorRow>();
   for (const line of readFileSync(RULES, 'utf8').split('\n')) {
     const cells = /^\| <a id="error-(\d+)"><\/a>\d+ \|[^|]*\| (\d+) \|([^|]*)\|/.exec(line);
     if (!cells) continue;
     rows.set(Number(cells[1]), { status: Number(cells[2]), bodies: [...(cells[3] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '') });
   }
+  table = rows;
   return rows;
 }
 

@@ -46,6 +46,11 @@ const DOCUMENTS = [
   },
 ];
 
+/** A text as a single-quoted TypeScript literal, for every string the generated modules hold. */
+function literal(value: string): string {
+  return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+}
+
 /**
  * The fixture names the mock's control document requires (components/schemas/Fixtures: tokens, projects, goals), as
  * constants for the code that needs them at run time (the seed, the controls, the contract suite's variables), and the
@@ -63,7 +68,7 @@ function fixtureNamesSource(document: unknown): string {
     if (names.length === 0) throw new Error(`mock/openapi.yaml: components/schemas/Fixtures/properties/${key} requires no names`);
     return names;
   };
-  const list = (names: string[]): string => `[${names.map((n) => `'${n}'`).join(', ')}] as const`;
+  const list = (names: string[]): string => `[${names.map(literal).join(', ')}] as const`;
   const personas = required('tokens');
   return [
     '/** The personas of the seed: the tokens the Fixtures schema requires, in its order. */',
@@ -106,7 +111,6 @@ function personaTableSource(personas: string[], tokens: unknown): string {
     if (unknown.length > 0) throw new Error(`${at} has ${unknown.join(', ')}; a row has token, records, person and title`);
     return { persona, token, records, person, title };
   });
-  const text = (value: string): string => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
   return [
     '',
     "/** A persona of the seed: a key of the Fixtures schema's tokens. */",
@@ -116,16 +120,16 @@ function personaTableSource(personas: string[], tokens: unknown): string {
     ' * `refused` (401: its person is suspended). `records`: what its person may do with every seeded project and goal:',
     ' * `edit`, `view` (403 JSON on a write) or `none` (404: not visible).',
     ' */',
-    `export type PersonaRights = { token: ${TOKEN_KINDS.map(text).join(' | ')}; records: ${RECORD_RIGHTS.map(text).join(' | ')} };`,
+    `export type PersonaRights = { token: ${TOKEN_KINDS.map(literal).join(' | ')}; records: ${RECORD_RIGHTS.map(literal).join(' | ')} };`,
     "/** Whose a persona's token is: a person of the spec's examples by full name, or the mock's own (with a title). */",
     'export type PersonaPerson = { full_name: string; title?: string };',
     '/** What each persona may do (the x-persona of each Fixtures token in mock/openapi.yaml). */',
     'export const PERSONA_RIGHTS: Readonly<Record<Persona, PersonaRights>> = {',
-    ...rows.map((r) => `  ${r.persona}: { token: ${text(r.token)}, records: ${text(r.records)} },`),
+    ...rows.map((r) => `  ${r.persona}: { token: ${literal(r.token)}, records: ${literal(r.records)} },`),
     '};',
     "/** Whose each persona's token is (the same x-persona's person and title). */",
     'export const PERSONA_PEOPLE: Readonly<Record<Persona, PersonaPerson>> = {',
-    ...rows.map((r) => `  ${r.persona}: { full_name: ${text(r.person)}${r.title === undefined ? '' : `, title: ${text(r.title)}`} },`),
+    ...rows.map((r) => `  ${r.persona}: { full_name: ${literal(r.person)}${r.title === undefined ? '' : `, title: ${literal(r.title)}`} },`),
     '};',
   ].join('\n');
 }
@@ -140,7 +144,7 @@ function operationsSource(document: unknown): string {
   const lines = listOperations(document).map(({ operationId, method, path, operation }) => {
     const responses = operation['responses'];
     const statuses = isObject(responses) ? Object.keys(responses).filter((s) => /^[1-5]\d\d$/.test(s)) : [];
-    return `  ${operationId}: { method: '${method}', path: '${path}', statuses: [${statuses.join(', ')}] },`;
+    return `  ${operationId}: { method: ${literal(method)}, path: ${literal(path)}, statuses: [${statuses.join(', ')}] },`;
   });
   return [
     '/** Every operation of the spec, by operationId: its method, its path and the statuses it documents, in spec order. */',
