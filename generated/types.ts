@@ -1015,7 +1015,7 @@ export interface components {
         };
         /**
          * goal
-         * @description A goal. The required keys are the ones the real close response always sends; several of them are null there because the service does not load them (`closed_by`, `permissions`, `targets`, `space`, `champion`, `reviewer`). The other fields are sent by full reads and may be absent.
+         * @description A goal. The required keys are the ones the real close response always sends. Production's close answer sends several of them as null because it does not load them (`closed_by`, `permissions`, `targets`, `space`, `champion`, `reviewer`); this package's mock fills them as a full read would (the closer, the caller's permissions, the targets, the space and the people), so a client must accept both. The other fields are sent by full reads and may be absent.
          */
         Goal: {
             /**
@@ -1040,7 +1040,7 @@ export interface components {
              * @description When the goal was closed (UTC, second precision), or null while it is open. Closing again overwrites it.
              */
             closed_at: string | null;
-            /** @description The person who closed the goal, or null while it is open. The real close response sends null here even though the closer is recorded; a later read fills it. */
+            /** @description The person who closed the goal, or null while it is open. Production's close answer sends null here even though the closer is recorded (a later read fills it); this package's mock names the closer in its close answer too. A client must accept both. */
             closed_by: components["schemas"]["Person"] | null;
             /** @description The goal description, a JSON-encoded rich-text document as a string, or null. */
             description?: string | null;

@@ -27,7 +27,7 @@ let records: { projects: Record<string, string>; goals: Record<string, string> }
 const dir = mkdtempSync(join(tmpdir(), 'contract-proxy-'));
 
 beforeAll(async () => {
-  mock = await startMock({ validateResponses: false });
+  mock = await startMock({ selfCheck: 'off' });
   fixturesText = await (await fetch(`${mock.url}/__mock/fixtures`)).text();
   const parsed = parseFixtures(fixturesText);
   if (!parsed.ok) throw new Error(parsed.error);

@@ -9,7 +9,7 @@
 //   6. Token      RequireApiToken: 401 (when the operation's security requires the bearer token; security.ts)
 //   7. Read-only  EnforceTokenAccessMode: 403 text
 //   8. Required   RequiredFieldValidator: 400 naming the missing fields (the request schema's required fields)
-//   9. Handler    404 not visible, 403 cannot edit, 500 operation failed, 200 (handlers/, store.ts)
+//   9. Handler    404 not visible, 403 cannot edit, 500 operation failed, 200 (operations/, storage/store.ts)
 // Steps 1–5 run before the token is looked at, so a request without a token can get 400, 404, 405, 413, 415 or 500.
 // Nothing here is framework- or Node-specific: the request is a method, a target, headers and the body's bytes.
 import { operationModels, type OperationId, type OperationModel } from '../../../spec/lib/operations.ts';
