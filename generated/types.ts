@@ -14,7 +14,7 @@ export interface paths {
          * Resume a project
          * @description Sets the project's stored status to active and moves an overdue or imminent check-in to the coming Friday, then records a `project_resuming` activity whose discussion thread holds `message`, and subscribes the caller, `subscriber_ids` and anyone mentioned. There is no state precondition: resuming an active project succeeds, and resuming a closed project succeeds but leaves it closed.
          *
-         *     The service checks the request in this order, and the first failure answers: the body and the inputs (400, 404 for an id that cannot be decoded, 500), the token (401), read-only tokens (403 text), missing required fields (400), then the project: 404 when it does not exist or the caller cannot see it, 403 JSON when the caller can see it but not edit it (edit access, level 70, is needed). So a malformed id is a 404 even without a token, and an invisible project is a 404, never a 403.
+         *     Checks run in the order of the introduction's "Order of checks"; the record checked last is the project: 404 when it does not exist or the caller cannot see it, 403 JSON when the caller can see it but not edit it (edit access, level 70, is needed). So a malformed id is a 404 even without a token, and an invisible project is a 404, never a 403.
          */
         post: operations["resumeProject"];
         delete?: never;
@@ -36,7 +36,7 @@ export interface paths {
          * Close a goal
          * @description Records the goal's outcome: `closed_at` becomes now, the closer is recorded as `closed_by`, `success` and `success_status` are stored, and `status` becomes the `success_status` sent. A `goal_closing` activity is recorded whose discussion thread holds `retrospective`; the caller, `subscriber_ids` and anyone mentioned are subscribed, and with `send_notifications_to_everyone` every member of the goal's space is notified too. There is no state precondition: closing a closed goal succeeds and overwrites the closing fields.
          *
-         *     The service checks the request in this order, and the first failure answers: the body and the inputs (400, 404 for an id that cannot be decoded, 500), the token (401), read-only tokens (403 text), missing required fields (400), then the goal: 404 when it does not exist or the caller cannot see it, 403 JSON when the caller can see it but not edit it (edit access, level 70, is needed). So a malformed id is a 404 even without a token, and an invisible goal is a 404, never a 403.
+         *     Checks run in the order of the introduction's "Order of checks"; the record checked last is the goal: 404 when it does not exist or the caller cannot see it, 403 JSON when the caller can see it but not edit it (edit access, level 70, is needed). So a malformed id is a 404 even without a token, and an invisible goal is a 404, never a 403.
          */
         post: operations["closeGoal"];
         delete?: never;
