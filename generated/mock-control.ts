@@ -250,7 +250,7 @@ export interface components {
                 full_access: components["schemas"]["Token"];
                 /** @description A read-only token (403 in plain text on both operations). */
                 read_only: components["schemas"]["Token"];
-                /** @description Can view and comment on the seeded records but not edit them (403 JSON). */
+                /** @description Can view and comment on the seeded records but not edit them (403 JSON); the closed project's example does not list its person, so there it is 404. */
                 comment_only: components["schemas"]["Token"];
                 /** @description In the company but cannot see the seeded records (404). */
                 no_access: components["schemas"]["Token"];

@@ -12,6 +12,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { acyclicProjection } from '../lib/acyclic.ts';
 import { isObject, listOperations } from '../lib/openapi.ts';
 import { PROSE, responseValidatorsDeclaration, responseValidatorsSource, withoutKeywords } from './validators.ts';
+import { docViews, withView } from './doc-views.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const generatedFlag = process.argv.indexOf('--generated');
@@ -225,6 +226,22 @@ for (const [name, content] of files) {
     mkdirSync(generatedDir, { recursive: true });
     writeFileSync(path, content);
     console.log(`wrote ${path} (${content.length} bytes)`);
+  }
+}
+// The READMEs' views of the persona table (doc-views.ts): written between their markers, checked like generated/.
+for (const view of generatedFlag < 0 ? docViews(root) : []) {
+  const path = join(root, view.file);
+  const current = readFileSync(path, 'utf8');
+  const content = withView(current, view);
+  if (content === current) continue;
+  if (check) {
+    stale++;
+    console.error(
+      `${path}'s ${view.name} table is not what mock/openapi.yaml's persona rows give (${firstDifference(content, current)}). Run \`npm run generate\` and commit the result.`,
+    );
+  } else {
+    writeFileSync(path, content);
+    console.log(`wrote the ${view.name} table of ${path}`);
   }
 }
 // The spec's info.version is the package's version (spec/README.md, "Versions"): package.json follows it.
