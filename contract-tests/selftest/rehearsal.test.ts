@@ -11,7 +11,7 @@ import { judgeRehearsal } from '../model/rehearsal.ts';
 import { operationModels } from '../model/profiles.ts';
 import { parseFixtures, TokenKnowledge } from '../proxy/knowledge.ts';
 import { createValidationProxy, VIOLATIONS_HEADER, type ValidationProxy } from '../proxy/server.ts';
-import { startFaultProxy, startMock, type Running } from './support.ts';
+import { runContract, startFaultProxy, startMock, type Running } from './support.ts';
 
 let mock: Running;
 let token = '';
@@ -139,6 +139,25 @@ describe('the same mark from a target that is not the mock', () => {
         await proxy.close();
         await target.close();
       }
+    }
+  });
+});
+
+describe('the contract suite', () => {
+  it('says so when a rehearsal answered it (a scenario queued in its session), and judges that answer no further', { timeout: 90_000 }, async () => {
+    // The mock as a run whose session has a queued scenario sees it: every API answer marked as a scenario's.
+    const rehearsing = await startFaultProxy(mock.url, {
+      response: (_req, reply) => ({ ...reply, headers: { ...reply.headers, [REHEARSAL_HEADER]: 'scenario scenario-9' } }),
+    });
+    try {
+      const run = await runContract({ CONTRACT_BASE_URL: rehearsing.url }, 80_000, ['auth']);
+      expect(run.code, run.stdout).toBe(1);
+      expect(run.stdout).toMatch(
+        /rehearsed by the mock \(X-Mock-Rehearsal: scenario scenario-9\), not its own answer: a scenario is queued in the session this run uses \(X-Mock-Session: contract-[^)]+\); DELETE \/__mock\/scenarios drops it/,
+      );
+      expect(run.stdout).not.toMatch(/expected\.|spec\.status/);
+    } finally {
+      await rehearsing.close();
     }
   });
 });
