@@ -5,6 +5,7 @@
 import { Coverage } from '../model/coverage.ts';
 import { formatLocation, formatViolation } from '../../spec/lib/violations.ts';
 import { CALLER_FIELDS } from '../model/state-rules.ts';
+import { expectedNote, expectedOfProduction } from '../model/expected.ts';
 import { RULE_ORDER, RULES, type FiledViolation, type Rule } from './check.ts';
 
 export type Entry = {
@@ -45,6 +46,8 @@ export class ViolationLog {
   #broken = 0;
   #errors = 0;
   #warnings = 0;
+  /** Warnings that are production's own way (expected.ts expectedOfProduction): noted, not counted as warnings. */
+  #expected = 0;
   #upstreamErrors = 0;
   #codes = new Map<string, number>();
   #warningCodes = new Map<string, number>();
@@ -93,8 +96,11 @@ export class ViolationLog {
     }
     const errors = violations.filter((v) => v.severity === 'error');
     const warnings = violations.filter((v) => v.severity === 'warning');
-    this.#warnings += warnings.length;
-    for (const w of warnings) this.#warningCodes.set(w.code, (this.#warningCodes.get(w.code) ?? 0) + 1);
+    // Production's own way (an error sent without a Content-Type) is noted, not counted: the suite's rule (expected.ts).
+    const counted = warnings.filter((v) => !expectedOfProduction(v));
+    this.#expected += warnings.length - counted.length;
+    this.#warnings += counted.length;
+    for (const w of counted) this.#warningCodes.set(w.code, (this.#warningCodes.get(w.code) ?? 0) + 1);
     const failedRules = new Set(errors.map((v) => v.rule));
     for (const rule of new Set([...rules, ...failedRules])) {
       const tally = op.rules.get(rule) ?? { checked: 0, failed: 0, samples: [] };
@@ -151,7 +157,7 @@ export class ViolationLog {
   reset(): void {
     this.#ring = new Array<Entry | undefined>(this.capacity);
     this.#next = 0;
-    this.#exchanges = this.#unchecked = this.#broken = this.#errors = this.#warnings = this.#upstreamErrors = this.#rehearsed = 0;
+    this.#exchanges = this.#unchecked = this.#broken = this.#errors = this.#warnings = this.#upstreamErrors = this.#rehearsed = this.#expected = 0;
     this.#rehearsedStatuses.clear();
     this.#rehearsedBy = { prefer: 0, scenario: 0 };
     this.#codes.clear();
@@ -174,6 +180,8 @@ export class ViolationLog {
       warnings: this.#warnings,
       by_code: Object.fromEntries([...this.#codes].sort((a, b) => b[1] - a[1])),
       warnings_by_code: Object.fromEntries([...this.#warningCodes].sort((a, b) => b[1] - a[1])),
+      // What production itself does and the spec documents, said once as the suite's report says it.
+      expected: { answers: this.#expected, ...(this.#expected > 0 ? { note: expectedNote(this.#expected) } : {}) },
       // Answers the target's mock was asked to rehearse (X-Mock-Rehearsal), held to the spec only (a gateway's
       // status to nothing): never counted as the target's own behaviour.
       rehearsed: {
