@@ -19,7 +19,7 @@ export type RehearsalVerdict =
   /** A mark that excuses nothing: a violation, and the answer is checked as the service's own. */
   | { kind: 'refused'; violation: Violation };
 
-export type RehearsalContext = {
+type RehearsalContext = {
   /** Whether the target is known to be this package's mock (it answered GET /__mock/fixtures with its fixtures). */
   mockTarget: boolean;
   /** The request's own `Prefer` header, if any (a `prefer` mark needs one that asks for a code or an example). */
@@ -27,7 +27,7 @@ export type RehearsalContext = {
 };
 
 /** Whether a Prefer value asks the mock for a status or an example (what a `prefer` mark answers). */
-export function asksForAnswer(prefer: string | undefined): boolean {
+function asksForAnswer(prefer: string | undefined): boolean {
   return prefer !== undefined && /(^|[\s,;])(code|example)\s*=/i.test(prefer);
 }
 

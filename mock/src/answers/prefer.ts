@@ -98,7 +98,7 @@ export function rehearsed(
 }
 
 /** A queued Prefer value read back: it was checked when it was queued, so a failure here is a store that was edited. */
-export function queuedPreferences(prefer: string): Preferences {
+function queuedPreferences(prefer: string): Preferences {
   const parsed = parsePrefer(prefer);
   if (!parsed.ok) throw new Error(`a queued scenario holds a Prefer value the mock refuses: "${prefer.slice(0, 100)}"`);
   return parsed.value;

@@ -8,7 +8,7 @@ import { isObject } from '../../../spec/lib/openapi.ts';
 import { MAX_PREFER_LENGTH, MAX_SCENARIO_BODY, MAX_SCENARIO_TIMES, MAX_SCENARIOS } from '../limits.ts';
 import { forcedReply, parsePrefer, type TakenScenario } from './prefer.ts';
 
-export { queuedPreferences, type TakenScenario } from './prefer.ts';
+export type { TakenScenario } from './prefer.ts';
 
 /** A value now, or later: the in-memory store answers at once, a shared one through a promise. */
 export type Awaitable<T> = T | Promise<T>;
