@@ -676,7 +676,7 @@ export interface components {
         ScenarioRequest: {
             /** @description The operationId of an API operation, as spec/openapi.yaml names it (for example `resumeProject`). */
             operation: string;
-            /** @description A Prefer value, as a request would carry it, setting at least one of `code=NNN` (a documented status), `example=NAME` (a documented example), `delay=MS` (0 to 30000) and `fault=network-error|timeout`; at most 200 characters. */
+            /** @description A Prefer value, as a request would carry it, setting at least one of `code=NNN` (a documented status, or one of the mock-only gateway statuses 502, 503, 504), `example=NAME` (a documented example), `delay=MS` (0 to 30000) and `fault=network-error|timeout`; at most 200 characters. The answers it forces carry `X-Mock-Rehearsal: scenario <id>`. */
             prefer: string;
             /**
              * @description How many requests of the operation it answers (default 1).

@@ -13,6 +13,7 @@ import { PERSONAS, recordVariable, tokenVariable, type Persona, type RecordGroup
 import { Coverage } from '../model/coverage.ts';
 import { compare, type Expectation, withoutExcusedMediaType } from '../model/expected.ts';
 import { headerRules, RequestIds } from '../model/headers.ts';
+import { describeRehearsal, judgeRehearsal } from '../model/rehearsal.ts';
 import { decodeId } from '../model/id-model.ts';
 import { RecordMemory } from '../model/memory.ts';
 import type { OperationModel } from '../model/profiles.ts';
@@ -190,6 +191,15 @@ export function contract(ctx: TestContext): Contract {
       json = undefined;
     }
     const headers = headerRules(response.status, response.headers, requestIds, `${built.method} ${built.path}`);
+    // An answer the mock was asked to rehearse (a scenario queued in the run's session) is not the operation's own:
+    // it is said so, and judged no further. From a server that is not the mock, the mark is a violation (rehearsal.ts).
+    const rehearsal = judgeRehearsal(response.headers, response.status, { mockTarget: t.mock, prefer: undefined });
+    if (rehearsal.kind === 'rehearsed')
+      return fail(built, response, [], {
+        code: 'rehearsal.answered',
+        message: `${describeRehearsal(rehearsal, response.status)}, not its own answer: a scenario is queued in the session this run uses${t.mockSession ? ` (X-Mock-Session: ${t.mockSession})` : ''}; DELETE /__mock/scenarios drops it`,
+      });
+    if (rehearsal.kind === 'refused') headers.push(rehearsal.violation);
     if (request.outsideSpec) {
       // Another method at the operation's own path: its answer is the operation's documented 405.
       const otherMethod = request.path === undefined && request.method !== undefined && request.method.toUpperCase() !== request.op.method;

@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Reporter, SerializedError, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
 import { Coverage } from '../model/coverage.ts';
+import { expectedNote, expectedOfProduction } from '../model/expected.ts';
 import { operationModels } from '../model/profiles.ts';
 import { formatLocation, type Violation } from '../../spec/lib/violations.ts';
 import type {} from './context.ts';
@@ -26,9 +27,6 @@ function placeOf(test: TestCase): Row {
   }
   return { operation: names[0] ?? '(no operation)', check: names[1] ?? names[0] ?? '(none)' };
 }
-
-/** Warning codes for what production does and the spec documents: counted as one note, not as warnings. */
-const EXPECTED: ReadonlySet<string> = new Set(['content-type.missing']);
 
 /** The checks in the order QA reads them. */
 const CHECK_ORDER = ['auth', 'order', 'validation', 'ids', 'permissions', 'transport', 'state', 'responses', 'properties'];
@@ -215,7 +213,7 @@ export default class ContractReporter implements Reporter {
     let warningCount = 0;
     let expected = 0;
     const worth = [...warnings.values()].filter((entry) => {
-      if (!EXPECTED.has(entry.example.code)) return true;
+      if (!expectedOfProduction(entry.example)) return true;
       expected += entry.count;
       return false;
     });
@@ -226,11 +224,7 @@ export default class ContractReporter implements Reporter {
         lines.push(`  ${entry.count}× ${entry.where}  ${entry.example.message}  [${entry.example.code}; ${[...entry.tests].join(', ')}]`);
       }
     }
-    if (expected > 0)
-      lines.push(
-        '',
-        `note: ${expected} error answer${expected === 1 ? '' : 's'} came without a Content-Type, as production sends them (the spec's "Errors"; RULES.md#decision-2): expected, not counted as warnings`,
-      );
+    if (expected > 0) lines.push('', `note: ${expectedNote(expected)}`);
     if (seeds.size > 0)
       lines.push(
         '',

@@ -5,6 +5,7 @@
 import { Coverage } from '../model/coverage.ts';
 import { formatLocation, formatViolation } from '../../spec/lib/violations.ts';
 import { CALLER_FIELDS } from '../model/state-rules.ts';
+import { expectedNote, expectedOfProduction } from '../model/expected.ts';
 import { RULE_ORDER, RULES, type FiledViolation, type Rule } from './check.ts';
 
 export type Entry = {
@@ -28,6 +29,9 @@ export type Entry = {
 
 type Tally = { checked: number; failed: number; samples: string[] };
 
+/** An answer the target's mock was asked to rehearse (X-Mock-Rehearsal), excused from production's rules. */
+export type Rehearsed = { status: number; mark: string };
+
 export const DEFAULT_CAPACITY = 1000;
 const SAMPLES_PER_RULE = 5;
 
@@ -42,10 +46,15 @@ export class ViolationLog {
   #broken = 0;
   #errors = 0;
   #warnings = 0;
+  /** Warnings that are production's own way (expected.ts expectedOfProduction): noted, not counted as warnings. */
+  #expected = 0;
   #upstreamErrors = 0;
   #codes = new Map<string, number>();
   #warningCodes = new Map<string, number>();
-  #operations = new Map<string, { exchanges: number; broken: number; rules: Map<Rule, Tally> }>();
+  #operations = new Map<string, { exchanges: number; broken: number; rehearsed: number; rules: Map<Rule, Tally> }>();
+  #rehearsed = 0;
+  #rehearsedStatuses = new Map<string, number>();
+  #rehearsedBy = { prefer: 0, scenario: 0 };
   /** What the traffic exercised (the proxy's checks count into it). */
   coverage = new Coverage();
 
@@ -72,15 +81,26 @@ export class ViolationLog {
     rules: ReadonlyArray<Rule>,
     violations: ReadonlyArray<FiledViolation>,
     describe: () => Omit<Entry, 'seq' | 'violations' | 'lines' | 'operation'>,
+    rehearsal?: Rehearsed,
   ): Entry | undefined {
     this.#exchanges++;
-    const op = this.#operations.get(operation) ?? { exchanges: 0, broken: 0, rules: new Map<Rule, Tally>() };
+    const op = this.#operations.get(operation) ?? { exchanges: 0, broken: 0, rehearsed: 0, rules: new Map<Rule, Tally>() };
     this.#operations.set(operation, op);
     op.exchanges++;
+    if (rehearsal) {
+      this.#rehearsed++;
+      op.rehearsed++;
+      const status = String(rehearsal.status);
+      this.#rehearsedStatuses.set(status, (this.#rehearsedStatuses.get(status) ?? 0) + 1);
+      this.#rehearsedBy[rehearsal.mark === 'prefer' ? 'prefer' : 'scenario']++;
+    }
     const errors = violations.filter((v) => v.severity === 'error');
     const warnings = violations.filter((v) => v.severity === 'warning');
-    this.#warnings += warnings.length;
-    for (const w of warnings) this.#warningCodes.set(w.code, (this.#warningCodes.get(w.code) ?? 0) + 1);
+    // Production's own way (an error sent without a Content-Type) is noted, not counted: the suite's rule (expected.ts).
+    const counted = warnings.filter((v) => !expectedOfProduction(v));
+    this.#expected += warnings.length - counted.length;
+    this.#warnings += counted.length;
+    for (const w of counted) this.#warningCodes.set(w.code, (this.#warningCodes.get(w.code) ?? 0) + 1);
     const failedRules = new Set(errors.map((v) => v.rule));
     for (const rule of new Set([...rules, ...failedRules])) {
       const tally = op.rules.get(rule) ?? { checked: 0, failed: 0, samples: [] };
@@ -137,7 +157,9 @@ export class ViolationLog {
   reset(): void {
     this.#ring = new Array<Entry | undefined>(this.capacity);
     this.#next = 0;
-    this.#exchanges = this.#unchecked = this.#broken = this.#errors = this.#warnings = this.#upstreamErrors = 0;
+    this.#exchanges = this.#unchecked = this.#broken = this.#errors = this.#warnings = this.#upstreamErrors = this.#rehearsed = this.#expected = 0;
+    this.#rehearsedStatuses.clear();
+    this.#rehearsedBy = { prefer: 0, scenario: 0 };
     this.#codes.clear();
     this.#warningCodes.clear();
     this.#operations.clear();
@@ -158,12 +180,22 @@ export class ViolationLog {
       warnings: this.#warnings,
       by_code: Object.fromEntries([...this.#codes].sort((a, b) => b[1] - a[1])),
       warnings_by_code: Object.fromEntries([...this.#warningCodes].sort((a, b) => b[1] - a[1])),
+      // What production itself does and the spec documents, said once as the suite's report says it.
+      expected: { answers: this.#expected, ...(this.#expected > 0 ? { note: expectedNote(this.#expected) } : {}) },
+      // Answers the target's mock was asked to rehearse (X-Mock-Rehearsal), held to the spec only (a gateway's
+      // status to nothing): never counted as the target's own behaviour.
+      rehearsed: {
+        exchanges: this.#rehearsed,
+        by_status: Object.fromEntries([...this.#rehearsedStatuses].sort((a, b) => Number(a[0]) - Number(b[0]))),
+        by_mark: { ...this.#rehearsedBy },
+      },
       operations: Object.fromEntries(
         [...this.#operations].map(([name, op]) => [
           name,
           {
             exchanges: op.exchanges,
             broken: op.broken,
+            rehearsed: op.rehearsed,
             rules: Object.fromEntries(ruleOrder(op.rules).map(([rule, t]) => [rule, { checked: t.checked, failed: t.failed }])),
           },
         ]),

@@ -10,6 +10,7 @@ import { endToEnd, flat, lowerJoined } from './end-to-end.ts';
 import type { Filing } from './file-exchange.ts';
 import type { TokenKnowledge } from './knowledge.ts';
 import type { ViolationLog } from './log.ts';
+import type { MockTarget } from './mock-target.ts';
 import { sendLine, VIOLATIONS_HEADER } from './send-answer.ts';
 import type { Upstream } from './upstream.ts';
 
@@ -23,6 +24,8 @@ export type ForwardContext = {
   maxBody: number;
   /** An answer that has not come within this time is a 504 and a violation; also the bound of decoding one. */
   timeoutMs: number;
+  /** Whether the target is this package's mock: asked before an answer marked X-Mock-Rehearsal is filed. */
+  mockTarget?: MockTarget;
 };
 
 /** One exchange under way, as the request side (forward-request.ts) shares it with the answer's. */
@@ -104,7 +107,8 @@ export function passAnswer(upstreamRes: IncomingMessage, res: ServerResponse, ex
     const bytes = Buffer.concat(body);
     const received: Received = { status, headers: lowerJoined(headers), body: bytes };
     // Checked as the client's user agent reads it (decoded, body.ts); forwarded as the target sent it.
-    void decodeBody(bytes, received.headers['content-encoding'], { maxBytes: maxBody, timeoutMs }).then((decoded) => {
+    void decodeBody(bytes, received.headers['content-encoding'], { maxBytes: maxBody, timeoutMs }).then(async (decoded) => {
+      await context.mockTarget?.settle(received.headers);
       const count = decoded.ok
         ? filing.file(raw(), { ...received, body: decoded.body }, exchange.notes).count
         : filing.undecodable(raw(), received, decoded.reason, decoded.message);

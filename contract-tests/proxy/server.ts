@@ -16,6 +16,7 @@ import { createFiling } from './file-exchange.ts';
 import { forwardRequest } from './forward-request.ts';
 import { TokenKnowledge } from './knowledge.ts';
 import { DEFAULT_CAPACITY, ViolationLog, type Entry } from './log.ts';
+import { MockTarget } from './mock-target.ts';
 import { sessionOf } from './scope-of.ts';
 import { sendJson } from './send-answer.ts';
 import { createUpstream } from './upstream.ts';
@@ -84,8 +85,9 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
   const { origin } = upstream;
   const operations = operationModels().map((o) => o.operationId);
   const baselines = new BaselineReads({ upstream, knowledge, memory, bounds: { maxBytes: maxBody, timeoutMs } });
-  const filing = createFiling({ origin, knowledge, log, memory, requestIds, secrets: options.secrets, onViolation: options.onViolation });
-  const forwarding = { upstream, knowledge, log, filing, maxBody, timeoutMs };
+  const mockTarget = new MockTarget(upstream, { maxBytes: maxBody, timeoutMs });
+  const filing = createFiling({ origin, knowledge, log, memory, requestIds, secrets: options.secrets, onViolation: options.onViolation, mockTarget });
+  const forwarding = { upstream, knowledge, log, filing, maxBody, timeoutMs, mockTarget };
   const control = {
     origin,
     log,
@@ -96,6 +98,7 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
       memory.forget();
       requestIds.forget();
       baselines.clear();
+      mockTarget.forget();
     },
   };
 

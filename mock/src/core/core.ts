@@ -6,11 +6,12 @@ import { control, sessionName } from './controls.ts';
 import { cors, type CorsOptions } from './cors.ts';
 import { controlOriginAllowed, crossOrigin, misdirected } from './guard.ts';
 import * as errors from '../answers/errors.ts';
-import { FAULT_CODE, FAULT_REPLY, hold } from '../answers/faults.ts';
+import { FAULT_CODE, hold } from '../answers/faults.ts';
 import { answer, readOperations, type Answer, type MockRequest, type Operations } from './pipeline.ts';
-import { forcedReply, parsePrefer, type Preferences } from '../answers/prefer.ts';
+import { parsePrefer, rehearsed, type Preferences } from '../answers/prefer.ts';
 import { frameReply, selfCheck, verdictsLoaded, type Framed, type Reply, type ReplyChecker, type SelfCheckMode } from '../answers/reply.ts';
-import { MemoryScenarios, queuedPreferences, type Scenarios } from '../answers/scenarios.ts';
+import { MemoryScenarios, type Scenarios, type TakenScenario } from '../answers/scenarios.ts';
+import { REHEARSAL_HEADER } from '../../../spec/lib/rehearsal.ts';
 import { defaultSeed } from '../domain/seed.ts';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES, MemorySessions, SESSION_HEADER, StoreUnavailable, type Sessions } from '../storage/sessions.ts';
 import type { StoreOptions } from '../storage/store.ts';
@@ -172,6 +173,8 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
     let operationId: string | undefined;
     // The Prefer the answer follows: the request's own, or a queued scenario's in its place.
     let effective: Preferences = {};
+    /** The X-Mock-Rehearsal mark of a forced answer (spec/lib/rehearsal.ts). */
+    let rehearsal: string | undefined;
     try {
       if (!started) await ready;
       if (startFailure) throw startFailure;
@@ -186,10 +189,14 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
           effective = prefer.value;
           const session = name.name;
           // A forced answer or a fault (Prefer: code / example / fault) replaces the operation once the operation is
-          // known: no state change. A scenario queued for the operation is consumed here and replaces the request's Prefer.
-          const replyFor = (id: string, queued: string | undefined): Reply | undefined => {
-            if (queued !== undefined) effective = queuedPreferences(queued);
-            return effective.fault ? FAULT_REPLY : forcedReply(id, effective);
+          // known: no state change. A scenario queued for the operation is consumed here and replaces the request's
+          // Prefer. A forced answer is marked as rehearsed (X-Mock-Rehearsal).
+          const own = effective;
+          const replyFor = (id: string, queued: TakenScenario | string | undefined): Reply | undefined => {
+            const chosen = rehearsed(id, own, queued);
+            effective = chosen.preferences;
+            rehearsal = chosen.mark;
+            return chosen.reply;
           };
           const force = (id: string) => {
             const queued = scenarios.take(session, id);
@@ -214,7 +221,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
     const fault = result.reply.code === FAULT_CODE ? effective.fault : undefined;
     let framed: Framed = fault
       ? { status: 0, headers: [], body: '', fault, ...(fault === 'timeout' ? { holdMs: maxDelay } : {}) }
-      : frameReply(result.reply, result.options, allowed.headers.slice());
+      : frameReply(result.reply, result.reply.code === 'MOCK_GATEWAY' ? { ...result.options, entry: true } : result.options, allowed.headers.slice());
     mark('serialize');
     // The self-check, once per answer, on what goes on the wire: production's replies only (the mock's own MOCK_
     // errors are not in the spec).
@@ -226,6 +233,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
       violations = [`the self-check failed: ${error instanceof Error ? error.message : String(error)}`];
     }
     if (violations.length > 0) framed = frameReply(errors.MOCK_RESPONSE_INVALID(violations), result.options, allowed.headers.slice());
+    else if (rehearsal !== undefined && !fault) framed.headers.push([REHEARSAL_HEADER, rehearsal]);
     mark('self-check');
     // With the store gone, the answer stands without its journal entry (and without a second wait for the store).
     if (name.ok && result.reply.code !== 'MOCK_STORE_UNAVAILABLE') {
