@@ -151,3 +151,15 @@ export const MOCK_STORE_UNAVAILABLE = (message: string): ErrorReply => ({
   body: { error: 'Mock store unavailable', message },
   framing: 'json',
 });
+
+/**
+ * Not production's: the mock cannot take this request now, and did nothing with it: it is draining after SIGTERM
+ * (a request on a new connection), or it already holds its limit of delayed requests (core/delay.ts). Retry it, on
+ * another replica or a moment later.
+ */
+export const MOCK_UNAVAILABLE = (message: string): ErrorReply => ({
+  code: 'MOCK_UNAVAILABLE',
+  status: 503,
+  body: { error: 'Mock unavailable', message },
+  framing: 'json',
+});

@@ -37,6 +37,14 @@ export function mockRequestOf(req: IncomingMessage, target: string, body: Uint8A
 export async function answerHttp(core: MockCore, req: IncomingMessage, res: ServerResponse, request: MockRequest): Promise<void> {
   const reused = carried.has(req.socket);
   carried.add(req.socket);
+  // The request's signal aborts when its connection closes before the answer is sent: a delayed answer stops waiting.
+  if (!request.signal) {
+    const gone = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    request.signal = gone.signal;
+  }
   const framed = await core.answer(request);
   if (framed.fault) return dropConnection(req, res, framed.holdMs, reused);
   // One writeHead with the headers as a flat list: Node writes them as given, without keeping a header map first.
