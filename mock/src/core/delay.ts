@@ -8,8 +8,9 @@
 // A request waits once: before its write when it writes, else after its answer is known (a forced code or example,
 // an error found before the write), so every answer is delayed as before.
 
-/** Requests that may wait at once in one mock, unless CoreOptions.maxWaiting says otherwise (mock/README.md). */
-export const DEFAULT_MAX_WAITING = 1000;
+import { DEFAULT_MAX_WAITING } from '../limits.ts';
+
+export { DEFAULT_MAX_WAITING };
 
 /** How a wait ended: the time passed, the client went away, or too many requests were waiting already. */
 export type WaitOutcome = 'waited' | 'gone' | 'busy';
