@@ -318,10 +318,11 @@ describe('without the optional peer prom-client', () => {
   });
 });
 
-describe('bad --log-format and --drain-ms', () => {
+describe('bad --log-format, --drain-ms and --max-waiting', () => {
   it.each([
     [['--log-format', 'xml'], 'error: --log-format must be text or json, got "xml"'],
     [['--drain-ms', '700000'], 'error: --drain-ms must be between 0 and 600000, got 700000'],
+    [['--max-waiting', '0'], 'error: --max-waiting must be between 1 and 1000000, got 0'],
   ])('%j: one line on stderr and exit 2', async (args, line) => {
     const child = spawn(process.execPath, [MAIN, '--port', '0', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -110,12 +110,52 @@ function metricsOf(options: ServiceOptions): {
   };
 }
 
+/** The requests taken before a drain and not yet done: a drain waits for them, then cuts off what is left. */
+function requestsInFlight() {
+  const open = new Set<ServerResponse>();
+  let emptied: (() => void) | undefined;
+  return {
+    add(res: ServerResponse): void {
+      open.add(res);
+      res.once('close', () => {
+        open.delete(res);
+        if (open.size === 0) emptied?.();
+      });
+    },
+    /** Settles once none is left ('drained'), or after `ms` ('timed out'); each answer not yet begun closes its connection. */
+    settle(ms: number): Promise<Drained['ended']> {
+      for (const res of open) if (!res.headersSent) res.setHeader('connection', 'close');
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => resolve('timed out'), ms);
+        emptied = () => {
+          clearTimeout(timer);
+          resolve('drained');
+        };
+        if (open.size === 0) emptied();
+      });
+    },
+    left: (): ServerResponse[] => [...open],
+  };
+}
+
+/** Drains `server` (the header says how), and settles with how it ended and how many requests it cut off. */
+async function drainServer(server: Server, inFlight: ReturnType<typeof requestsInFlight>, drainMs: number): Promise<Drained> {
+  // Kept-alive connections with nothing in flight end now; busy ones after their answer (Connection: close).
+  server.closeIdleConnections();
+  const ended = await inFlight.settle(drainMs);
+  const cut = inFlight.left();
+  // Each request cut off is observed (its log line, status 0) before the drain settles, and so before the exit.
+  const observed = cut.map((res) => new Promise<void>((resolve) => (res.closed ? resolve() : res.once('close', () => resolve()))));
+  server.close();
+  server.closeAllConnections();
+  await Promise.race([Promise.all(observed), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+  return { ended, cutOff: cut.length };
+}
+
 export function createService(options: ServiceOptions): Service {
   let draining = false;
   const metrics = metricsOf(options);
-  /** Requests taken before a drain and not yet done: a drain waits for them (each answer gets `Connection: close`). */
-  const inFlight = new Set<ServerResponse>();
-  let settled: (() => void) | undefined;
+  const inFlight = requestsInFlight();
 
   const byOperation = readOperations();
   /** Observes `req` once its connection is done with it. */
@@ -162,34 +202,13 @@ export function createService(options: ServiceOptions): Service {
           return send(res, refused.status, JSON_TYPE, JSON.stringify(refused.body));
         }
         inFlight.add(res);
-        res.once('close', () => {
-          inFlight.delete(res);
-          if (inFlight.size === 0) settled?.();
-        });
         app(req, res);
       };
     },
     draining: () => draining,
-    async drain(server, drainMs) {
+    drain(server, drainMs) {
       draining = true;
-      for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
-      // Kept-alive connections with nothing in flight end now; busy ones after their answer (Connection: close).
-      server.closeIdleConnections();
-      const ended = await new Promise<Drained['ended']>((resolve) => {
-        const timer = setTimeout(() => resolve('timed out'), drainMs);
-        settled = () => {
-          clearTimeout(timer);
-          resolve('drained');
-        };
-        if (inFlight.size === 0) settled();
-      });
-      const cut = [...inFlight];
-      // Each request cut off is observed (its log line, status 0) before the drain settles, and so before the exit.
-      const observed = cut.map((res) => new Promise<void>((resolve) => (res.closed ? resolve() : res.once('close', () => resolve()))));
-      server.close();
-      server.closeAllConnections();
-      await Promise.race([Promise.all(observed), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-      return { ended, cutOff: cut.length };
+      return drainServer(server, inFlight, drainMs);
     },
   };
 }
