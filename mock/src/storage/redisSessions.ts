@@ -61,6 +61,11 @@ function evictionProblem(info: string): string | undefined {
   return `its maxmemory-policy is ${policy}, which lets Redis evict the mock's keys and tear sessions; set it to noeviction (CONFIG SET maxmemory-policy noeviction, or "maxmemory-policy noeviction" in redis.conf)`;
 }
 
+/** A connection failure as the ready probe may show it: an error code (ECONNREFUSED), never a message that may hold an address. */
+function codeOnly(reason: string | undefined): string {
+  return reason === undefined ? 'connection closed' : /^(E[A-Z]+|no answer within \d+ ms)$/.test(reason) ? reason : 'connection failed';
+}
+
 const EMPTY_HISTORY = Object.fromEntries(HISTORY_TABLES.map((t) => [t, []]));
 
 export type RedisSessionsOptions = {
@@ -202,7 +207,7 @@ export class RedisSessions implements Sessions {
         ? `refused the command (${(message.split('\n')[0] ?? '').replace(/ script: \w+, on @user_script:\d+\.$/, '').slice(0, 200)})`
         : /timed out/i.test(message)
           ? `did not answer within ${this.#target.timeoutMs} ms`
-          : `is unreachable (${this.#lastError ?? 'connection closed'})`;
+          : `is unreachable (${named ? (this.#lastError ?? 'connection closed') : codeOnly(this.#lastError)})`;
     return `${named ? `Redis at ${this.#target.shown}` : "The mock's store"} ${reason}`;
   }
 
