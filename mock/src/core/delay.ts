@@ -63,16 +63,27 @@ export function createWaits(max = DEFAULT_MAX_WAITING): Waits {
 
 /**
  * One request's wait, taken at most once: `beforeWrite` (the pipeline's hook, which throws WaitStopped unless the
- * wait passed) or `settle` (after the answer is known) — whichever comes first waits, the other reads its outcome.
+ * wait passed; nothing to await when there is no wait) or `settle` (after the answer is known), whichever comes
+ * first, waits; the other reads its outcome. `ms` is asked once (--delay MIN-MAX draws a random time).
  */
-export function requestWait(waits: Waits, ms: () => number, signal: AbortSignal | undefined): { beforeWrite(): Promise<void>; settle(): Promise<WaitOutcome> } {
+export function requestWait(
+  waits: Waits,
+  ms: () => number,
+  signal: AbortSignal | undefined,
+): { beforeWrite(): Promise<void> | undefined; settle(): Promise<WaitOutcome> } {
   let outcome: Promise<WaitOutcome> | undefined;
-  const settle = (): Promise<WaitOutcome> => (outcome ??= waits.wait(ms(), signal));
+  let chosen: number | undefined;
+  const settle = (): Promise<WaitOutcome> => (outcome ??= waits.wait((chosen ??= ms()), signal));
   return {
     settle,
-    async beforeWrite() {
-      const ended = await settle();
-      if (ended !== 'waited') throw new WaitStopped(ended);
+    beforeWrite() {
+      if (outcome === undefined && (chosen ??= ms()) <= 0) {
+        outcome = Promise.resolve('waited');
+        return undefined;
+      }
+      return settle().then((ended) => {
+        if (ended !== 'waited') throw new WaitStopped(ended);
+      });
     },
   };
 }

@@ -125,7 +125,7 @@ export type PipelineDeps = {
    * Called once the request is found to write, right before the write (steps 6–9): a delayed request waits here, so a
    * client that goes away meanwhile changes nothing (it throws, delay.ts's WaitStopped, and nothing is written).
    */
-  beforeWrite?: () => Promise<void>;
+  beforeWrite?: () => Promise<void> | undefined;
 };
 
 /** Answers an API request; `url` is the request's target, parsed once by the core. */
@@ -197,7 +197,8 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
   // 6–9 against the session's store, as one write (sessions.ts): who is calling, what they may do, the operation.
   const secured = model.security.length > 0;
   const token = tokenFromAuthorization(request.header('authorization'));
-  await deps.beforeWrite?.();
+  const waiting = deps.beforeWrite?.();
+  if (waiting) await waiting;
   const reply = await deps.sessions.write(deps.session, (store): Reply => {
     // 6. Who is calling: a principal, or 401.
     const principal = secured && token ? store.authenticate(token) : undefined;
