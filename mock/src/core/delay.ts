@@ -73,11 +73,15 @@ export function requestWait(
 ): { beforeWrite(): Promise<void> | undefined; settle(): Promise<WaitOutcome> } {
   let outcome: Promise<WaitOutcome> | undefined;
   let chosen: number | undefined;
-  const settle = (): Promise<WaitOutcome> => (outcome ??= waits.wait((chosen ??= ms()), signal));
+  const waitMs = (): number => {
+    chosen ??= ms();
+    return chosen;
+  };
+  const settle = (): Promise<WaitOutcome> => (outcome ??= waits.wait(waitMs(), signal));
   return {
     settle,
     beforeWrite() {
-      if (outcome === undefined && (chosen ??= ms()) <= 0) {
+      if (outcome === undefined && waitMs() <= 0) {
         outcome = Promise.resolve('waited');
         return undefined;
       }
