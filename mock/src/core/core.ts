@@ -8,7 +8,7 @@ import { controlOriginAllowed, crossOrigin, misdirected } from './guard.ts';
 import * as errors from '../answers/errors.ts';
 import { FAULT_CODE, FAULT_REPLY, hold } from '../answers/faults.ts';
 import { answer, readOperations, type Answer, type MockRequest, type Operations } from './pipeline.ts';
-import { createWaits, requestWait, WaitStopped } from './delay.ts';
+import { busyMessage, createWaits, requestWait, WaitStopped } from './delay.ts';
 import { readTarget } from './target.ts';
 import { forcedReply, parsePrefer, type Preferences } from '../answers/prefer.ts';
 import { frameReply, selfCheck, verdictsLoaded, type Framed, type Reply, type ReplyChecker, type SelfCheckMode } from '../answers/reply.ts';
@@ -108,10 +108,6 @@ export function memorySessions(seed: Seed, now: () => Date, options: CoreOptions
 }
 
 const encoder = new TextEncoder();
-
-/** The 503 of a delayed request past the mock's limit of waiting requests (delay.ts). */
-const busyMessage = (max: number): string =>
-  `The mock already holds ${max} delayed requests (Prefer: delay, a scenario's delay or --delay); this one was not delayed and changed nothing. Retry it, or delay fewer requests at once.`;
 
 /** Statuses whose response has no body (Fetch: null body status), and HEAD, whose answer has none either. */
 const NO_BODY = new Set([101, 103, 204, 205, 304]);

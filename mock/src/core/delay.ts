@@ -25,6 +25,10 @@ export class WaitStopped extends Error {
   }
 }
 
+/** The message of the 503 (MOCK_UNAVAILABLE) a delayed request past the limit gets. */
+export const busyMessage = (max: number): string =>
+  `The mock already holds ${max} delayed requests (Prefer: delay, a scenario's delay or --delay); this one was not delayed and changed nothing. Retry it, or delay fewer requests at once.`;
+
 export type Waits = {
   /** The requests waiting now. */
   readonly waiting: number;
