@@ -1209,7 +1209,7 @@ export interface operations {
                          * @constant
                          */
                         status: "unready";
-                        /** @description One sentence, e.g. `Redis at redis://10.0.0.5:6379/0 is unreachable (ECONNREFUSED).` */
+                        /** @description One sentence that names no address (the probe answers whatever the `Host`), e.g. `The mock's store is unreachable (ECONNREFUSED).` */
                         reason: string;
                     };
                 };

@@ -165,3 +165,15 @@ export const MOCK_GATEWAY = (status: number): ErrorReply | undefined => {
 
 /** The gateway statuses the mock answers when asked, in order (the spec's `x-messages/gateway`). */
 export const gatewayStatuses = (): number[] => [...gateway().keys()].sort((a, b) => a - b);
+
+/**
+ * Not production's: the mock cannot take this request now, and did nothing with it: it is draining after SIGTERM
+ * (a request on a new connection), or it already holds its limit of delayed requests (core/delay.ts). Retry it, on
+ * another replica or a moment later.
+ */
+export const MOCK_UNAVAILABLE = (message: string): ErrorReply => ({
+  code: 'MOCK_UNAVAILABLE',
+  status: 503,
+  body: { error: 'Mock unavailable', message },
+  framing: 'json',
+});

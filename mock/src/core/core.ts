@@ -8,6 +8,8 @@ import { controlOriginAllowed, crossOrigin, misdirected } from './guard.ts';
 import * as errors from '../answers/errors.ts';
 import { FAULT_CODE, hold } from '../answers/faults.ts';
 import { answer, readOperations, type Answer, type MockRequest, type Operations } from './pipeline.ts';
+import { busyMessage, createWaits, requestWait, WaitStopped } from './delay.ts';
+import { readTarget } from './target.ts';
 import { parsePrefer, rehearsed, type Preferences } from '../answers/prefer.ts';
 import { frameReply, selfCheck, verdictsLoaded, type Framed, type Reply, type ReplyChecker, type SelfCheckMode } from '../answers/reply.ts';
 import { MemoryScenarios, type Scenarios, type TakenScenario } from '../answers/scenarios.ts';
@@ -66,6 +68,8 @@ export type CoreOptions = {
   scenarios?: Scenarios;
   /** How long a `fault=timeout` request is held, in ms, before its connection is dropped (default DEFAULT_MAX_HOLD_MS). */
   maxDelay?: number;
+  /** Delayed requests that may wait at once; one more gets the mock's 503 at once (delay.ts, DEFAULT_MAX_WAITING). */
+  maxWaiting?: number;
 };
 
 export { DEFAULT_BODY_LIMIT };
@@ -87,6 +91,8 @@ export type MockCore = {
    * session of a request that names none (X-Mock-Session).
    */
   fetch(request: Request, options?: FetchOptions): Promise<Response>;
+  /** The delayed requests waiting now (at most `maxWaiting`). */
+  waiting(): number;
 };
 
 /** The store options the core's options ask for: the clock, new ids, the session's byte budget. */
@@ -102,7 +108,6 @@ export function memorySessions(seed: Seed, now: () => Date, options: CoreOptions
   return new MemorySessions(seed, storeOptionsOf(now, options), options.maxSessions ?? DEFAULT_MAX_SESSIONS, options.maxTotalBytes ?? DEFAULT_TOTAL_BYTES);
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const encoder = new TextEncoder();
 
 /** Statuses whose response has no body (Fetch: null body status), and HEAD, whose answer has none either. */
@@ -121,6 +126,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const corsOptions = options.cors ?? { enabled: true };
   const controlsOn = options.control !== false;
+  const waits = createWaits(options.maxWaiting);
   let startFailure: Error | undefined;
   let started = false;
   // Ready once the self-check's validators have loaded (a chunk of their own in a browser bundle).
@@ -145,8 +151,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
       const refused = misdirected(host, hosts, 'This mock');
       return { status: refused.status, headers: [['content-type', 'application/json; charset=utf-8']], body: JSON.stringify(refused.body) };
     }
-    // Concatenated, not resolved: a target that starts with // is a path here, not a protocol-relative URL.
-    const url = new URL(`http://mock.invalid${request.target}`);
+    const { url } = readTarget(request.target);
     const isControl = controlsOn && url.pathname.toLowerCase().startsWith('/__mock/');
     // The controls hand out tokens and reset sessions: CORS only for a trusted origin, and no state change from another.
     const origin = request.header('origin');
@@ -175,6 +180,12 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
     let effective: Preferences = {};
     /** The X-Mock-Rehearsal mark of a forced answer (spec/lib/rehearsal.ts). */
     let rehearsal: string | undefined;
+    // The delay (Prefer's, a scenario's, or --delay), waited once: before the write, or once the answer is known.
+    const delayed = requestWait(
+      waits,
+      () => effective.delay ?? (options.delay ? options.delay.min + Math.random() * (options.delay.max - options.delay.min) : 0),
+      request.signal,
+    );
     try {
       if (!started) await ready;
       if (startFailure) throw startFailure;
@@ -202,15 +213,17 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
             const queued = scenarios.take(session, id);
             return queued instanceof Promise ? queued.then((q) => replyFor(id, q)) : replyFor(id, queued);
           };
-          result = await answer(request, url, { operations, sessions, session, force });
+          result = await answer(request, url, { operations, sessions, session, force, beforeWrite: delayed.beforeWrite });
         }
-        const wait =
-          effective.delay !== undefined ? effective.delay : options.delay ? options.delay.min + Math.random() * (options.delay.max - options.delay.min) : 0;
-        if (wait > 0) await sleep(wait);
+        const waited = await delayed.settle();
+        if (waited !== 'waited') throw new WaitStopped(waited);
       }
       operationId = result.options.operationId;
     } catch (error) {
-      if (error instanceof StoreUnavailable) result = { reply: errors.MOCK_STORE_UNAVAILABLE(error.message), options: {} };
+      // The client went away while its answer was delayed: nothing was written, nothing is journaled, nothing is sent.
+      if (error instanceof WaitStopped && error.outcome === 'gone') return { status: 0, headers: [], body: '', fault: 'network-error' };
+      if (error instanceof WaitStopped) result = { reply: errors.MOCK_UNAVAILABLE(busyMessage(waits.max)), options: {} };
+      else if (error instanceof StoreUnavailable) result = { reply: errors.MOCK_STORE_UNAVAILABLE(error.message), options: {} };
       else
         result = {
           reply: errors.MOCK_RESPONSE_INVALID([`the mock failed: ${error instanceof Error ? error.message : String(error)}`]),
@@ -262,6 +275,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
     bodyLimit,
     ready,
     answer: answerRequest,
+    waiting: () => waits.waiting,
     async fetch(request, fetchOptions = {}) {
       const framed = await answerRequest(await fromFetchRequest(request, bodyLimit, fetchOptions));
       // A fault is no answer: a network error (MSW: HttpResponse.error()), for a timeout once the hold passes or the
@@ -304,7 +318,7 @@ async function fromFetchRequest(request: Request, bodyLimit: number, options: Fe
       if (body.length > bodyLimit) bodyError = 'too-large';
     }
   }
-  const out: MockRequest = { method: request.method, target: `${path}${url.search}`, header, body };
+  const out: MockRequest = { method: request.method, target: `${path}${url.search}`, header, body, signal: request.signal };
   if (bodyError) out.bodyError = bodyError;
   return out;
 }
