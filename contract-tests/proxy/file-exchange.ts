@@ -82,21 +82,26 @@ export function createFiling(context: FilingContext): Filing {
     const secrets = violations.length > 0 ? secretsOf(request, knowledge) : new Map<string, string>();
     const masker = createMasker([...(context.secrets ?? []), ...secrets]);
     if (violations.length > 0) masker.addFromRequest(request.headers, request.url);
-    const clean = (v: FiledViolation): FiledViolation => ({ ...v, message: masker.mask(v.message) });
-    const entry = log.record(operationId, rules, violations.length > 0 ? violations.map(clean) : violations, () => {
-      const response = received
-        ? `${received.status} ${mediaTypeOf(received.headers['content-type']) ?? '(no Content-Type)'}, ${received.body.length} bytes: ${excerpt(received.body.toString('utf8'), 300)}`
-        : 'none';
-      return {
-        at: new Date().toISOString(),
-        method: request.method,
-        path: masker.mask(request.url.split('?')[0] ?? request.url),
-        status: received?.status ?? 0,
-        request: masker.mask(maskedCurl(origin, request, secrets)),
-        response: masker.mask(response),
-        expected: masker.mask(expected),
-      };
-    });
+    const entry = log.record(
+      operationId,
+      rules,
+      violations,
+      () => {
+        const response = received
+          ? `${received.status} ${mediaTypeOf(received.headers['content-type']) ?? '(no Content-Type)'}, ${received.body.length} bytes: ${excerpt(received.body.toString('utf8'), 300)}`
+          : 'none';
+        return {
+          at: new Date().toISOString(),
+          method: request.method,
+          path: masker.mask(request.url.split('?')[0] ?? request.url),
+          status: received?.status ?? 0,
+          request: masker.mask(maskedCurl(origin, request, secrets)),
+          response: masker.mask(response),
+          expected: masker.mask(expected),
+        };
+      },
+      (text) => masker.mask(text),
+    );
     if (entry) context.onViolation?.(entry);
     return { count: errors, entry };
   };
