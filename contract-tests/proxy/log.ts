@@ -250,7 +250,14 @@ export class ViolationLog {
 
   /** JUnit XML: a test suite per operation, a test case per rule (failed with samples, or skipped when never checked). */
   junit(target: string, operations: ReadonlyArray<string>): string {
-    const esc = (text: string): string => text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+    // XML-escaped, and every unprintable character (none of which XML 1.0 allows, or a terminal should get) as a
+    // visible \uXXXX; only the report's own line breaks (between samples) stay.
+    const esc = (text: string): string =>
+      text
+        .split('\n')
+        .map(printable)
+        .join('\n')
+        .replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
     const suites: string[] = [];
     let tests = 0;
     let failures = 0;

@@ -35,6 +35,12 @@ export function printable(text: string): string {
   return text.replace(UNPRINTABLE, escaped);
 }
 
+/** Whether a text has no character that printable() would escape. */
+export function isPrintable(text: string): boolean {
+  UNPRINTABLE.lastIndex = 0;
+  return !UNPRINTABLE.test(text);
+}
+
 /**
  * A string from outside, quoted inside a message: JSON's quoting (quotes and backslashes escaped) with every
  * unprintable character as a `\uXXXX` escape (JSON leaves C1 controls and the bidirectional ones as they are).
