@@ -42,11 +42,10 @@ const SAMPLES_PER_RULE = 5;
 /** The longest text of an entry (a message, a location, the answer's excerpt); the curl line may be longer (its body is cut at 16 KB). */
 const MAX_TEXT = 400;
 
-/** A text for an entry: masked, escaped, cut at `max` characters (with how long it was). */
-function clip(text: string, max = MAX_TEXT): string {
-  const shown = printable(text);
-  return shown.length > max ? `${shown.slice(0, max)}… (${shown.length} characters)` : shown;
-}
+/** A text cut at `max` characters (with how long it was). */
+const cut = (text: string, max = MAX_TEXT): string => (text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text);
+/** A text for an entry: escaped (printable), cut at `max` characters. */
+const clip = (text: string, max = MAX_TEXT): string => cut(printable(text), max);
 
 export class ViolationLog {
   readonly capacity: number;
@@ -137,11 +136,12 @@ export class ViolationLog {
       response: clip(mask(described.response)),
       expected: clip(mask(described.expected)),
     };
-    // What a person reads: the first MAX_REPORTED violations (then "and N more"), masked, escaped and cut.
+    // What a person reads: the first MAX_REPORTED violations (then "and N more"), masked, escaped and cut (a location's
+    // names are quoted by formatLocation).
     const shown = capViolations(violations, (v, left) => ({
       ...v,
       rule: left.find((l) => l.severity === 'error')?.rule ?? left[0]?.rule ?? 'spec.schema',
-    })).map((v) => ({ ...v, location: v.location.map((part) => (typeof part === 'string' ? clip(mask(part)) : part)), message: clip(mask(v.message)) }));
+    })).map((v) => ({ ...v, location: v.location.map((part) => (typeof part === 'string' ? cut(mask(part)) : part)), message: clip(mask(v.message)) }));
     const full: Entry = {
       ...entry,
       seq,
