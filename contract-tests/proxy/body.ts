@@ -51,7 +51,7 @@ function undo(decoder: Decoder, bytes: Buffer, maxOutputLength: number, deadline
 }
 
 /** The codings of a Content-Encoding value, in the order they were applied (`identity` and empty items left out). */
-export function codingsOf(contentEncoding: string | undefined): string[] {
+function codingsOf(contentEncoding: string | undefined): string[] {
   return (contentEncoding ?? '')
     .split(',')
     .map((c) => c.trim().toLowerCase())
