@@ -129,6 +129,15 @@ function createDetailedValidator(document: JsonObject, ajvOptions: AjvOptions = 
   ajv.addSchema(document, DOCUMENT_ID);
   const compiled = new Map<string, ValidateFunction>();
   const ownCompiled = new Map<string, ValidateFunction | undefined>();
+  // A part taken out of its schema may not compile alone (strict mode wants the type an enclosing schema gave it):
+  // then that schema is validated whole, as before.
+  const compileOwn = (own: JsonObject): ValidateFunction | undefined => {
+    try {
+      return ajv.compile(own);
+    } catch {
+      return undefined;
+    }
+  };
   return {
     validate(pointer: string, value: unknown): ErrorObject[] {
       let validateFn = compiled.get(pointer);
@@ -142,7 +151,7 @@ function createDetailedValidator(document: JsonObject, ajvOptions: AjvOptions = 
       if (!ownCompiled.has(pointer)) {
         const schema = resolvePointer(document, pointer);
         const own = isObject(schema) && typeof schema['$ref'] !== 'string' ? ownKeywords(schema) : undefined;
-        ownCompiled.set(pointer, own === undefined ? undefined : ajv.compile(own));
+        ownCompiled.set(pointer, own === undefined ? undefined : compileOwn(own));
       }
       const validateFn = ownCompiled.get(pointer);
       if (validateFn === undefined) return undefined;
