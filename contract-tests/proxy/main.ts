@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { RULES } from './check.ts';
 import { parseFixtures, TokenKnowledge } from './knowledge.ts';
 import { DEFAULT_CAPACITY, DEFAULT_MAX_BYTES, MIN_MAX_BYTES } from './log.ts';
-import { MAX_REPORTED } from '../../spec/lib/violations.ts';
+import { MAX_REPORTED, printable } from '../../spec/lib/violations.ts';
 import { createValidationProxy, DEFAULT_MAX_BODY, DEFAULT_TIMEOUT_MS, VIOLATIONS_HEADER } from './server.ts';
 import { listenHosts } from '../../mock/src/server/hosts.ts';
 import { optionErrors, type OptionErrors } from '../../mock/src/server/options.ts';
@@ -90,10 +90,11 @@ export async function main(argv: string[]): Promise<void> {
     try {
       text = readFileSync(values.tokens, 'utf8');
     } catch (error) {
-      bad.fail(`cannot read --tokens ${values.tokens}: ${error instanceof Error ? error.message : String(error)}`);
+      bad.fail(printable(`cannot read --tokens ${values.tokens}: ${error instanceof Error ? error.message : String(error)}`));
     }
     const parsed = parseFixtures(text);
-    if (!parsed.ok) bad.fail(`--tokens ${values.tokens}: ${parsed.error}`);
+    // What the file holds is outside text: its keys and the parser's excerpt of it are printed escaped.
+    if (!parsed.ok) bad.fail(printable(`--tokens ${values.tokens}: ${parsed.error}`));
     knowledge = new TokenKnowledge(parsed.fixtures);
     for (const token of Object.values(parsed.fixtures.tokens ?? {})) if (typeof token === 'string' && token) secrets.push([token, knowledge.variable(token)]);
   }
