@@ -220,13 +220,9 @@ function explainInto(out: Violation[], pointer: string, value: unknown, base: Pa
     explainInto(out, branch, value, base);
     if (out.length > before) return;
     // The closest branch passes: what fails is this level's own keywords (or, when they do not say, the alternatives).
-    const own = ownErrors(at, value).filter((e) => e.instancePath === '');
-    for (const e of own.length > 0
-      ? own
-      : schemas()
-          .validate(at, value)
-          .filter((e) => e.instancePath === ''))
-      out.push(fromAjv(e, base, value));
+    const atLevel = (errors: ErrorObject[]): ErrorObject[] => errors.filter((e) => e.instancePath === '');
+    const own = atLevel(ownErrors(at, value));
+    for (const e of own.length > 0 ? own : atLevel(schemas().validate(at, value))) out.push(fromAjv(e, base, value));
     return;
   }
   if (Array.isArray(schema['allOf'])) {
