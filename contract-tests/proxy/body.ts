@@ -1,15 +1,16 @@
 // The proxy's bodies, bounded: an answer's Content-Encoding decoded for the check (the client gets the bytes as the
 // target sent them), and the proxy's own reads of the target (the mock's records before a first write). Every read
-// stops at --max-body-bytes and --timeout, whatever the target sends; decoding an answer has one deadline (--timeout)
-// and one byte budget for all its codings together, and undoes at most MAX_CODINGS of them.
+// stops at --max-body-bytes and --timeout, whatever the target sends; decoding an answer has one deadline (the
+// exchange's --timeout) and one byte budget for all its codings together, and undoes at most MAX_CODINGS of them.
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { brotliDecompress, gunzip, inflate, inflateRaw, type ZlibOptions } from 'node:zlib';
 import { quoted } from '../../spec/lib/violations.ts';
 
-export type Bounds = { maxBytes: number; timeoutMs: number };
+/** `deadline` (performance.now()): when decoding must be done by; else `timeoutMs` from its start. */
+export type Bounds = { maxBytes: number; timeoutMs: number; deadline?: number };
 
 /** What decoding an answer gave: the body to check, or why there is none (a bad encoding, or too large decoded). */
-export type Decoded = { ok: true; body: Buffer } | { ok: false; reason: 'encoding' | 'size'; message: string };
+export type Decoded = { ok: true; body: Buffer } | { ok: false; reason: 'encoding' | 'size' | 'timeout'; message: string };
 
 type Decoder = (bytes: Buffer, options: ZlibOptions, done: (error: Error | null, result: Buffer) => void) => void;
 
@@ -38,9 +39,9 @@ const DECODERS: Readonly<Record<string, Decoder>> = {
 };
 
 /** One coding undone, at most `maxOutputLength` bytes out, by `deadline` (performance.now()). */
-function undo(decoder: Decoder, bytes: Buffer, maxOutputLength: number, deadline: number, timeoutMs: number): Promise<Buffer | 'size' | Error> {
+function undo(decoder: Decoder, bytes: Buffer, maxOutputLength: number, deadline: number): Promise<Buffer | 'size' | 'timeout' | Error> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(new Error(`not decoded within ${timeoutMs} ms (--timeout)`)), Math.max(0, deadline - performance.now()));
+    const timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - performance.now()));
     timer.unref();
     decoder(bytes, { maxOutputLength }, (error, result) => {
       clearTimeout(timer);
@@ -61,8 +62,8 @@ function codingsOf(contentEncoding: string | undefined): string[] {
 /**
  * The body as the client's user agent reads it: each coding of `Content-Encoding` undone, last applied first. More
  * than MAX_CODINGS codings, a coding the proxy does not know, or bytes that do not decode, is `encoding`; a body that
- * decodes past `maxBytes`, or codings that decode past budgetOf(maxBytes) together, `size`; all of it within one
- * `timeoutMs` from the start (then `encoding`: not decoded in time).
+ * decodes past `maxBytes`, or codings that decode past budgetOf(maxBytes) together, `size`; all of it by one deadline
+ * (`bounds.deadline`, else `timeoutMs` from the start), past which it is `timeout`.
  */
 export async function decodeBody(bytes: Buffer, contentEncoding: string | undefined, bounds: Bounds): Promise<Decoded> {
   const codings = codingsOf(contentEncoding);
@@ -72,7 +73,8 @@ export async function decodeBody(bytes: Buffer, contentEncoding: string | undefi
       reason: 'encoding',
       message: `Content-Encoding lists ${codings.length} codings (${codings.slice(0, 3).join(', ')}, …); the proxy undoes at most ${MAX_CODINGS} (servers send one)`,
     };
-  const deadline = performance.now() + bounds.timeoutMs;
+  const deadline = bounds.deadline ?? performance.now() + bounds.timeoutMs;
+  const late: Decoded = { ok: false, reason: 'timeout', message: `the answer was not decoded within --timeout (${bounds.timeoutMs} ms from the request)` };
   const budget = budgetOf(bounds.maxBytes);
   let decoded = 0;
   let body = bytes;
@@ -84,8 +86,10 @@ export async function decodeBody(bytes: Buffer, contentEncoding: string | undefi
         reason: 'encoding',
         message: `Content-Encoding ${quoted(coding.slice(0, 40))} is none the proxy can decode (gzip, deflate, br)`,
       };
+    if (performance.now() >= deadline) return late;
     const limit = Math.min(bounds.maxBytes, budget - decoded);
-    const out = await undo(decoder, body, limit, deadline, bounds.timeoutMs);
+    const out = await undo(decoder, body, limit, deadline);
+    if (out === 'timeout') return late;
     if (out === 'size')
       return {
         ok: false,

@@ -39,7 +39,7 @@ export type Filing = {
    * An answer whose body is not what its Content-Encoding says (or decodes past --max-body-bytes) cannot be checked:
    * it is one violation, with the bytes as received, and the answer is forwarded as it came.
    */
-  undecodable(request: RawRequest, received: Received, reason: 'encoding' | 'size', message: string): number;
+  undecodable(request: RawRequest, received: Received, reason: 'encoding' | 'size' | 'timeout', message: string): number;
   /** Files violations the proxy found itself (a timeout, an answer too large to check) for an operation's exchange. */
   logged(
     request: RawRequest,
@@ -64,13 +64,13 @@ export function createFiling(context: FilingContext): Filing {
     return logged(request, received, checked.operationId, checked.rules, [...checked.violations, ...notes], checked.prediction.rule);
   }
 
-  function undecodable(request: RawRequest, received: Received, reason: 'encoding' | 'size', message: string): number {
+  function undecodable(request: RawRequest, received: Received, reason: 'encoding' | 'size' | 'timeout', message: string): number {
     const checked = checkExchange(request, { ...received, body: Buffer.alloc(0) }, knowledge);
     if (!checked) {
       log.unchecked();
       return 0;
     }
-    const code = reason === 'size' ? 'response.too-large' : 'response.encoding';
+    const code = reason === 'size' ? 'response.too-large' : reason === 'timeout' ? 'timeout' : 'response.encoding';
     const v: FiledViolation = { ...violation(['response', 'body'], code, `${message}; it was forwarded unchecked`), rule: reason };
     return logged(request, { ...received, body: received.body.subarray(0, 300) }, checked.operationId, [reason], [v], checked.prediction.rule).count;
   }

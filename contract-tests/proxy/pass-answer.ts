@@ -35,6 +35,8 @@ export type Exchange = {
   readonly settled: boolean;
   /** Ends the exchange (and its timeout); false when it was already over, and nothing more may be written. */
   settle(): boolean;
+  /** When --timeout runs out for this exchange (performance.now()): decoding its answer must be done by then too. */
+  readonly deadline: number;
 };
 
 export function passAnswer(upstreamRes: IncomingMessage, res: ServerResponse, exchange: Exchange, context: ForwardContext): void {
@@ -104,7 +106,7 @@ export function passAnswer(upstreamRes: IncomingMessage, res: ServerResponse, ex
     const bytes = Buffer.concat(body);
     const received: Received = { status, headers: lowerJoined(headers), body: bytes };
     // Checked as the client's user agent reads it (decoded, body.ts); forwarded as the target sent it.
-    void decodeBody(bytes, received.headers['content-encoding'], { maxBytes: maxBody, timeoutMs }).then((decoded) => {
+    void decodeBody(bytes, received.headers['content-encoding'], { maxBytes: maxBody, timeoutMs, deadline: exchange.deadline }).then((decoded) => {
       let count = 0;
       try {
         count = decoded.ok

@@ -210,6 +210,15 @@ describe('an answer whose codings stack', () => {
     });
   });
 
+  it("decodes by the exchange's one deadline: an answer whose --timeout has run out is not decoded at all", async () => {
+    expect(await decodeBody(layers(2), 'br, br', { ...bounds, deadline: performance.now() - 1 })).toEqual({
+      ok: false,
+      reason: 'timeout',
+      message: 'the answer was not decoded within --timeout (10000 ms from the request)',
+    });
+    expect(await decodeBody(layers(2), 'br, br', { ...bounds, deadline: performance.now() + 60_000 })).toEqual({ ok: true, body });
+  });
+
   it('forwards an answer with 5,000 codings as sent, files it as one violation, and goes on serving', async () => {
     answer = jsonAnswer('', { 'content-encoding': Array(5000).fill('br').join(',') });
     answer.body = layers(1, Buffer.from(bigGoalAnswer(1)));
