@@ -20,7 +20,7 @@ import type { OperationModel } from '../model/profiles.ts';
 import { CALLER_FIELDS } from '../model/state-rules.ts';
 import { MOCK_SESSION_HEADER, probeRequest, resetMock, type ResolvedTarget } from '../io/target.ts';
 import { ContractFailure, excerpt } from '../model/contract-failure.ts';
-import { errorsOf, formatViolation, violation, warningsOf, type Violation } from '../../spec/lib/violations.ts';
+import { capViolations, errorsOf, formatViolation, violation, warningsOf, type Violation } from '../../spec/lib/violations.ts';
 
 export type Target = ResolvedTarget & { client: Client };
 
@@ -135,7 +135,8 @@ export function contract(ctx: TestContext): Contract {
     const lines = [ctx.task.name, `  request:  ${curl}`];
     if (response) lines.push(`  response: ${describeResponse(response)}`);
     if (reason) lines.push(`  ✗ error   ${reason.message}`);
-    for (const v of [...errorsOf(violations), ...warningsOf(violations)]) lines.push(`  ${formatViolation(v)}`);
+    // At most MAX_REPORTED, then "and N more" (an answer of 6,000 bad items has 42,000).
+    for (const v of capViolations([...errorsOf(violations), ...warningsOf(violations)], (more) => more)) lines.push(`  ${formatViolation(v)}`);
     // For the reporter's list of distinct violations (the last failing exchange: a property's shrunk counterexample).
     const errors = errorsOf(violations);
     ctx.task.meta.contractFailure = { request: curl, violations: reason ? [violation(['response'], reason.code, reason.message), ...errors] : errors };

@@ -2,7 +2,7 @@
 // table of operation × check with pass/fail/skip counts, the skipped tests grouped by the variable they need, the
 // warnings grouped by kind, the coverage (one line per operation; as JSON with --coverage), the distinct violations
 // (each code and place once, with how many answers had it and one curl line that shows it), and the verdict as the
-// last line. Tests are grouped by their first two suite names: the operationId and the check
+// last line. Every line is printed escaped (spec/lib/violations.ts printable): no text from outside forges a line. Tests are grouped by their first two suite names: the operationId and the check
 // (`describe(operationId) > describe(check) > it(rule)`).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -10,7 +10,7 @@ import type { Reporter, SerializedError, TestCase, TestModule, TestSuite, Vitest
 import { Coverage } from '../model/coverage.ts';
 import { expectedNote, expectedOfProduction } from '../model/expected.ts';
 import { operationModels } from '../model/profiles.ts';
-import { formatLocation, type Violation } from '../../spec/lib/violations.ts';
+import { formatLocation, printable, type Violation } from '../../spec/lib/violations.ts';
 import type {} from './context.ts';
 
 export type Counts = { passed: number; failed: number; skipped: number };
@@ -263,6 +263,8 @@ export default class ContractReporter implements Reporter {
       '',
     );
     this.result = { ...total, warnings: warningCount, errors, rows };
-    this.#write(lines.join('\n'));
+    // Every line may hold text from outside (a target's answer, a request, a test's message): each is printed with its
+    // unprintable characters escaped (printable), so nothing from outside starts a line or an ANSI sequence of its own.
+    this.#write(lines.map(printable).join('\n'));
   }
 }

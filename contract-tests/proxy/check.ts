@@ -4,6 +4,7 @@
 // the --tokens file names the person, the fields that agree and what the write leaves alone (answer.ts, with the
 // proxy's memory of every record's last answer). Each violation is filed under the rule it breaks, for the summary
 // and JUnit; what the exchange exercised goes to the coverage.
+import { nestsDeeperThan } from '../../spec/lib/conformance.ts';
 import { texts } from '../../spec/lib/messages.ts';
 import { answerRules, type AnswerContext } from '../model/answer.ts';
 import type { ApiRequest, ApiResponse } from '../io/client.ts';
@@ -219,9 +220,11 @@ export function checkExchange(
   };
 }
 
+/** The answer's JSON for the state rules; none when it is no JSON or nests too deep to walk (the spec check says which). */
 function parsed(text: string): unknown {
   try {
-    return JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    return nestsDeeperThan(value) ? undefined : value;
   } catch {
     return undefined;
   }

@@ -42,7 +42,7 @@ export type Filing = {
    * An answer whose body is not what its Content-Encoding says (or decodes past --max-body-bytes) cannot be checked:
    * it is one violation, with the bytes as received, and the answer is forwarded as it came.
    */
-  undecodable(request: RawRequest, received: Received, reason: 'encoding' | 'size', message: string): number;
+  undecodable(request: RawRequest, received: Received, reason: 'encoding' | 'size' | 'timeout', message: string): number;
   /** Files violations the proxy found itself (a timeout, an answer too large to check) for an operation's exchange. */
   logged(
     request: RawRequest,
@@ -77,13 +77,13 @@ export function createFiling(context: FilingContext): Filing {
     return logged(request, received, checked.operationId, checked.rules, [...checked.violations, ...notes], checked.prediction.rule, rehearsal);
   }
 
-  function undecodable(request: RawRequest, received: Received, reason: 'encoding' | 'size', message: string): number {
+  function undecodable(request: RawRequest, received: Received, reason: 'encoding' | 'size' | 'timeout', message: string): number {
     const checked = checkExchange(request, { ...received, body: Buffer.alloc(0) }, knowledge);
     if (!checked) {
       log.unchecked();
       return 0;
     }
-    const code = reason === 'size' ? 'response.too-large' : 'response.encoding';
+    const code = reason === 'size' ? 'response.too-large' : reason === 'timeout' ? 'timeout' : 'response.encoding';
     const v: FiledViolation = { ...violation(['response', 'body'], code, `${message}; it was forwarded unchecked`), rule: reason };
     return logged(request, { ...received, body: received.body.subarray(0, 300) }, checked.operationId, [reason], [v], checked.prediction.rule).count;
   }
@@ -95,11 +95,10 @@ export function createFiling(context: FilingContext): Filing {
     const secrets = violations.length > 0 ? secretsOf(request, knowledge) : new Map<string, string>();
     const masker = createMasker([...(context.secrets ?? []), ...secrets]);
     if (violations.length > 0) masker.addFromRequest(request.headers, request.url);
-    const clean = (v: FiledViolation): FiledViolation => ({ ...v, message: masker.mask(v.message) });
     const entry = log.record(
       operationId,
       rules,
-      violations.length > 0 ? violations.map(clean) : violations,
+      violations,
       () => {
         const response = received
           ? `${received.status} ${mediaTypeOf(received.headers['content-type']) ?? '(no Content-Type)'}, ${received.body.length} bytes: ${excerpt(received.body.toString('utf8'), 300)}`
@@ -115,6 +114,7 @@ export function createFiling(context: FilingContext): Filing {
         };
       },
       rehearsal,
+      (text) => masker.mask(text),
     );
     if (entry) context.onViolation?.(entry);
     return { count: errors, entry };

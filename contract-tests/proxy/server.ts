@@ -15,7 +15,7 @@ import { endToEnd } from './end-to-end.ts';
 import { createFiling } from './file-exchange.ts';
 import { forwardRequest } from './forward-request.ts';
 import { TokenKnowledge } from './knowledge.ts';
-import { DEFAULT_CAPACITY, ViolationLog, type Entry } from './log.ts';
+import { DEFAULT_CAPACITY, DEFAULT_MAX_BYTES, ViolationLog, type Entry } from './log.ts';
 import { MockTarget } from './mock-target.ts';
 import { sessionOf } from './scope-of.ts';
 import { sendJson } from './send-answer.ts';
@@ -29,8 +29,10 @@ export type ProxyOptions = {
   /** The server to check: an origin, optionally with a path prefix (requests are forwarded under it). */
   target: string;
   knowledge?: TokenKnowledge;
-  /** Exchanges with violations kept for GET /__proxy/violations (a ring buffer). */
+  /** Exchanges with violations kept for GET /__proxy/violations (the oldest go first). */
   capacity?: number;
+  /** The most bytes those exchanges take (the oldest go first; at least log.ts's MIN_MAX_BYTES). */
+  maxLogBytes?: number;
   /** Bodies up to this size are checked; larger ones are forwarded unchecked. */
   maxBodyBytes?: number;
   /** An answer that has not come within this time is a 504 and a violation. */
@@ -75,7 +77,7 @@ function originForm(requestTarget: string): string | undefined {
 export function createValidationProxy(options: ProxyOptions): ValidationProxy {
   const upstream = createUpstream(options.target);
   const knowledge = options.knowledge ?? new TokenKnowledge();
-  const log = new ViolationLog(options.capacity ?? DEFAULT_CAPACITY);
+  const log = new ViolationLog(options.capacity ?? DEFAULT_CAPACITY, options.maxLogBytes ?? DEFAULT_MAX_BYTES);
   /** Each record's last answer per caller and mock session, for the left-alone rule. */
   const memory = new RecordMemory();
   /** The request ids of the answers forwarded (bounded): no two may share one. */
