@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -53,6 +54,10 @@ const FAKE_CLOCK = new URL('./spec/test/clock/fake-clock.mjs', import.meta.url).
 export default defineConfig({
   test: {
     reporters: ['default', './spec/test/summary-reporter.ts'],
+    // Two test files at a time even on a 2-core machine, where vitest's default is one: most slow files wait on a
+    // process they started (npm, redocly, git, chromium, a mock), not on the CPU, and no two files share a port or a
+    // file they write. On a 2-core machine under load, four such files took 120 s instead of 178 s one at a time.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Room for a busy 2-core machine (CI shares it): time limits catch hangs here, never speed (npm run bench does).
     testTimeout: 30_000,
     hookTimeout: 60_000,
