@@ -42,6 +42,15 @@ function idsFor(key: string): () => string {
   };
 }
 
+/** A body as JSON, or as the text it is (a refusal in plain text). */
+function parsed(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}
+
 /** Each operation's named request examples paired with its 200 examples, and the mock's answer to each request. */
 export async function answerExamples(): Promise<ExampleAnswer[]> {
   const document = loadDocument();
@@ -70,7 +79,7 @@ export async function answerExamples(): Promise<ExampleAnswer[]> {
         request: isObject(request) ? request['value'] : undefined,
         example: isObject(example) ? example['value'] : undefined,
         status: framed.status,
-        answer: JSON.parse(framed.body),
+        answer: parsed(framed.body),
       });
     }
   }
@@ -104,8 +113,8 @@ function write(answer: ExampleAnswer): void {
   writeFileSync(path, yaml.toString({ lineWidth: 0, singleQuote: true }));
 }
 
-if (import.meta.main) {
-  const check = process.argv.includes('--check');
+/** Each example written or checked, one line each; the number that failed. */
+async function main(check: boolean): Promise<number> {
   let failed = 0;
   for (const answer of await answerExamples()) {
     const where = `${answer.operationId} ${answer.name} (${answer.file})`;
@@ -121,5 +130,15 @@ if (import.meta.main) {
       console.log(`${where}: wrote the mock's answer`);
     }
   }
-  process.exitCode = failed === 0 ? 0 : 1;
+  return failed;
+}
+
+if (import.meta.main) {
+  try {
+    process.exitCode = (await main(process.argv.includes('--check'))) === 0 ? 0 : 1;
+  } catch (error) {
+    // A spec the mock cannot start from (an example the seed reads is missing or incomplete) is one line, not a trace.
+    console.error(`examples: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  }
 }
