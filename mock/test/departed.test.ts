@@ -56,9 +56,9 @@ function sendAndLeave(mock: Started, session: string, extra: Record<string, stri
 }
 
 async function until(what: string, fn: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
+  const deadline = performance.now() + ms;
   while (!fn()) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms`);
+    if (performance.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

@@ -1,24 +1,19 @@
 // The mock as one function from a request to an answer, with no framework and no Node-only API, so the same core
 // runs behind Express (app.ts), in MSW handlers in a test or a browser page (msw.ts), and in a service worker.
 // It owns everything between the bytes in and the bytes out: CORS, the control endpoints, sessions, `Prefer`, the
-// order of checks (pipeline.ts), the response self-check, delays and the request journal.
-import { control, sessionName } from './controls.ts';
-import { cors, type CorsOptions } from './cors.ts';
-import { controlOriginAllowed, crossOrigin, misdirected } from './guard.ts';
-import * as errors from '../answers/errors.ts';
-import { FAULT_CODE, hold } from '../answers/faults.ts';
-import { answer, readOperations, type Answer, type MockRequest, type Operations } from './pipeline.ts';
-import { busyMessage, createWaits, requestWait, WaitStopped } from './delay.ts';
-import { readTarget } from './target.ts';
-import { parsePrefer, rehearsed, type Preferences } from '../answers/prefer.ts';
-import { frameReply, selfCheck, verdictsLoaded, type Framed, type Reply, type ReplyChecker, type SelfCheckMode } from '../answers/reply.ts';
-import { MemoryScenarios, type Scenarios, type TakenScenario } from '../answers/scenarios.ts';
-import { REHEARSAL_HEADER } from '../../../spec/lib/rehearsal.ts';
+// order of checks (pipeline.ts), the response self-check, delays and the request journal (one request's way through
+// them is frame.ts); this file resolves the options once and adapts WHATWG requests and responses.
+import type { CorsOptions } from './cors.ts';
+import { createWaits } from './delay.ts';
+import { frameAnswer, type FrameContext } from './frame.ts';
+import { hold } from '../answers/faults.ts';
+import { readOperations, type MockRequest } from './pipeline.ts';
+import { selfCheck, verdictsLoaded, type Framed, type SelfCheckMode } from '../answers/reply.ts';
+import { MemoryScenarios, type Scenarios } from '../answers/scenarios.ts';
 import { defaultSeed } from '../domain/seed.ts';
-import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES, MemorySessions, SESSION_HEADER, StoreUnavailable, type Sessions } from '../storage/sessions.ts';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES, MemorySessions, SESSION_HEADER, type Sessions } from '../storage/sessions.ts';
 import type { StoreOptions } from '../storage/store.ts';
 import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_HOLD_MS } from '../limits.ts';
-import { mark } from '../stages.ts';
 import type { Seed } from '../domain/state.ts';
 
 export type { Framed, SelfCheckMode } from '../answers/reply.ts';
@@ -119,14 +114,9 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
   const sessions: Sessions = options.sessions ?? memorySessions(seed, now, options);
   // In memory: a queue for each session the sessions keep (and the default one), at most.
   const scenarios = options.scenarios ?? sessions.scenarios ?? new MemoryScenarios((options.maxSessions ?? DEFAULT_MAX_SESSIONS) + 1);
-  const maxDelay = options.maxDelay ?? DEFAULT_MAX_HOLD_MS;
   const mode = options.selfCheck ?? (options.validateResponses === false ? 'off' : 'always');
-  const checkReply: ReplyChecker = selfCheck(mode);
-  const operations: Operations = readOperations();
+  const checkReply = selfCheck(mode);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const corsOptions = options.cors ?? { enabled: true };
-  const controlsOn = options.control !== false;
-  const waits = createWaits(options.maxWaiting);
   let startFailure: Error | undefined;
   let started = false;
   // Ready once the self-check's validators have loaded (a chunk of their own in a browser bundle).
@@ -136,136 +126,26 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
     return failure;
   });
 
+  const context: FrameContext = {
+    seed,
+    sessions,
+    scenarios,
+    now,
+    operations: readOperations(),
+    checkReply,
+    corsOptions: options.cors ?? { enabled: true },
+    controlsOn: options.control !== false,
+    maxDelay: options.maxDelay ?? DEFAULT_MAX_HOLD_MS,
+    delay: options.delay,
+    waits: createWaits(options.maxWaiting),
+    allowedHosts: options.allowedHosts,
+    ready: () => (started ? startFailure : ready),
+  };
+
   /** Every answer carries the mock's own clock in its Date header: the clock its writes use, which a client reads. */
   async function answerRequest(request: MockRequest): Promise<Framed> {
-    const framed = await frameAnswer(request);
+    const framed = await frameAnswer(context, request);
     return { ...framed, headers: [...framed.headers, ['date', now().toUTCString()]] };
-  }
-
-  async function frameAnswer(request: MockRequest): Promise<Framed> {
-    const startedAt = request.receivedAt ?? performance.now();
-    const method = request.method.toUpperCase();
-    const host = request.header('host');
-    const hosts = options.allowedHosts?.();
-    if (hosts && host !== undefined && !hosts.has(host.toLowerCase())) {
-      const refused = misdirected(host, hosts, 'This mock');
-      return { status: refused.status, headers: [['content-type', 'application/json; charset=utf-8']], body: JSON.stringify(refused.body) };
-    }
-    const { url } = readTarget(request.target);
-    const isControl = controlsOn && url.pathname.toLowerCase().startsWith('/__mock/');
-    // The controls hand out tokens and reset sessions: CORS only for a trusted origin, and no state change from another.
-    const origin = request.header('origin');
-    const trusted = !isControl || controlOriginAllowed(origin, corsOptions.origins, corsOptions.enabled);
-    const allowed = trusted ? cors(corsOptions, method, request.header) : { headers: [], preflight: method === 'OPTIONS' };
-    if (allowed.preflight) return { status: 204, headers: allowed.headers, body: '' };
-    if (isControl) {
-      if (!trusted && origin !== undefined && method !== 'GET' && method !== 'HEAD') {
-        const refused = crossOrigin(method, url.pathname, origin);
-        return { status: refused.status, headers: [['content-type', 'application/json; charset=utf-8']], body: JSON.stringify(refused.body) };
-      }
-      const answered = await control(
-        { method, pathname: url.pathname, query: url.searchParams, header: request.header, body: request.body },
-        seed,
-        sessions,
-        now,
-        scenarios,
-      );
-      if (answered) return { ...answered, headers: [...allowed.headers, ...answered.headers] };
-    }
-
-    const name = sessionName(request.header('x-mock-session'));
-    let result: Answer;
-    let operationId: string | undefined;
-    // The Prefer the answer follows: the request's own, or a queued scenario's in its place.
-    let effective: Preferences = {};
-    /** The X-Mock-Rehearsal mark of a forced answer (spec/lib/rehearsal.ts). */
-    let rehearsal: string | undefined;
-    // The delay (Prefer's, a scenario's, or --delay), waited once: before the write, or once the answer is known.
-    const delayed = requestWait(
-      waits,
-      () => effective.delay ?? (options.delay ? options.delay.min + Math.random() * (options.delay.max - options.delay.min) : 0),
-      request.signal,
-    );
-    try {
-      if (!started) await ready;
-      if (startFailure) throw startFailure;
-      if (request.bodyError) {
-        // The body was refused while it was read, before anything else looked at the request.
-        result = await answer(request, url, { operations, sessions, session: '', force: () => undefined });
-      } else {
-        const prefer = parsePrefer(request.header('prefer'));
-        if (!name.ok) result = { reply: errors.MOCK_CONTROL_ERROR(name.message), options: {} };
-        else if (!prefer.ok) result = { reply: prefer.error, options: {} };
-        else {
-          effective = prefer.value;
-          const session = name.name;
-          // A forced answer or a fault (Prefer: code / example / fault) replaces the operation once the operation is
-          // known: no state change. A scenario queued for the operation is consumed here and replaces the request's
-          // Prefer. A forced answer is marked as rehearsed (X-Mock-Rehearsal).
-          const own = effective;
-          const replyFor = (id: string, queued: TakenScenario | string | undefined): Reply | undefined => {
-            const chosen = rehearsed(id, own, queued);
-            effective = chosen.preferences;
-            rehearsal = chosen.mark;
-            return chosen.reply;
-          };
-          const force = (id: string) => {
-            const queued = scenarios.take(session, id);
-            return queued instanceof Promise ? queued.then((q) => replyFor(id, q)) : replyFor(id, queued);
-          };
-          result = await answer(request, url, { operations, sessions, session, force, beforeWrite: delayed.beforeWrite });
-        }
-        const waited = await delayed.settle();
-        if (waited !== 'waited') throw new WaitStopped(waited);
-      }
-      operationId = result.options.operationId;
-    } catch (error) {
-      // The client went away while its answer was delayed: nothing was written, nothing is journaled, nothing is sent.
-      if (error instanceof WaitStopped && error.outcome === 'gone') return { status: 0, headers: [], body: '', fault: 'network-error' };
-      if (error instanceof WaitStopped) result = { reply: errors.MOCK_UNAVAILABLE(busyMessage(waits.max)), options: {} };
-      else if (error instanceof StoreUnavailable) result = { reply: errors.MOCK_STORE_UNAVAILABLE(error.message), options: {} };
-      else
-        result = {
-          reply: errors.MOCK_RESPONSE_INVALID([`the mock failed: ${error instanceof Error ? error.message : String(error)}`]),
-          options: { entry: true },
-        };
-      operationId = undefined;
-    }
-    const fault = result.reply.code === FAULT_CODE ? effective.fault : undefined;
-    let framed: Framed = fault
-      ? { status: 0, headers: [], body: '', fault, ...(fault === 'timeout' ? { holdMs: maxDelay } : {}) }
-      : frameReply(result.reply, result.reply.code === 'MOCK_GATEWAY' ? { ...result.options, entry: true } : result.options, allowed.headers.slice());
-    mark('serialize');
-    // The self-check, once per answer, on what goes on the wire: production's replies only (the mock's own MOCK_
-    // errors are not in the spec).
-    let violations: string[];
-    try {
-      const checked = result.reply.code.startsWith('MOCK_') ? [] : checkReply(result.reply, operationId, framed);
-      violations = Array.isArray(checked) ? checked : await checked;
-    } catch (error) {
-      violations = [`the self-check failed: ${error instanceof Error ? error.message : String(error)}`];
-    }
-    if (violations.length > 0) framed = frameReply(errors.MOCK_RESPONSE_INVALID(violations), result.options, allowed.headers.slice());
-    else if (rehearsal !== undefined && !fault) framed.headers.push([REHEARSAL_HEADER, rehearsal]);
-    mark('self-check');
-    // With the store gone, the answer stands without its journal entry (and without a second wait for the store).
-    if (name.ok && result.reply.code !== 'MOCK_STORE_UNAVAILABLE') {
-      try {
-        await sessions.record(name.name, {
-          at: now().toISOString(),
-          method: request.method,
-          path: url.pathname,
-          status: framed.status,
-          duration_ms: Math.round(performance.now() - startedAt),
-          operation: operationId ?? null,
-          ...(fault ? { fault } : {}),
-        });
-      } catch (error) {
-        if (!(error instanceof StoreUnavailable)) throw error;
-      }
-    }
-    mark('journal');
-    return framed;
   }
 
   return {
@@ -275,7 +155,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
     bodyLimit,
     ready,
     answer: answerRequest,
-    waiting: () => waits.waiting,
+    waiting: () => context.waits.waiting,
     async fetch(request, fetchOptions = {}) {
       const framed = await answerRequest(await fromFetchRequest(request, bodyLimit, fetchOptions));
       // A fault is no answer: a network error (MSW: HttpResponse.error()), for a timeout once the hold passes or the
