@@ -4,13 +4,69 @@
 // (for `git:` refs, spec/ at that ref): no absolute path, no `..` out of it, no symlink out of it, no URL, so no file
 // outside the spec is read and no request is made. A chain of references that only leads back to itself is refused
 // too. What passes is copied, as JSON, into a fresh folder, so the bundler reads exactly the files checked here.
-import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Lexer, parse } from 'yaml';
 import { isObject } from '../lib/openapi.ts';
 
-/** The bounds on what is read (README "The contract through change"): beyond any of them, exit 2 with one line. */
-export const READ_LIMITS = { fileBytes: 8 * 1024 * 1024, files: 1000, depth: 128, nodes: 2_000_000, aliases: 100 } as const;
+/**
+ * The bounds on what is read (spec/README.md, "The contract through change"): beyond any of them, exit 2 with one line.
+ * `fileBytes` one file, `totalBytes` all the files one document reaches (checked before each file is parsed, so the
+ * parsing is bounded as a whole), `files` how many; `treeBytes` and `treeFiles` bound `spec/` at a git ref, checked
+ * from git's own listing before a byte of it is written out.
+ */
+export const READ_LIMITS = {
+  fileBytes: 8 * 1024 * 1024,
+  totalBytes: 16 * 1024 * 1024,
+  files: 1000,
+  treeBytes: 64 * 1024 * 1024,
+  treeFiles: 5000,
+  depth: 128,
+  nodes: 2_000_000,
+  aliases: 100,
+} as const;
+
+const MB = (bytes: number): string => `${bytes / 1024 / 1024} MB`;
+
+/**
+ * A file's text, read through one open handle: opened without following a symlink and without blocking (a FIFO or a
+ * device opens and is refused, never waited on), checked on the handle itself (a regular file within `limit`
+ * bytes), and read with that limit (a file that grows after the check is refused, not read on). What is checked is
+ * what is read: nothing is looked up by its path twice. `name` names it in errors, `over` says what a size past
+ * `limit` exceeds.
+ */
+export function readBounded(path: string, limit: number, name: string, over = `is over ${MB(limit)}`): string {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'EMLINK') throw new DiffInputError(`${name} is a symlink that changed while it was read (refused)`);
+    throw new DiffInputError(`${name} cannot be read (${code ?? firstLine(error)})`);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new DiffInputError(`${name} is not a regular file (a FIFO, a device or a folder is never read)`);
+    if (stat.size > limit) throw new DiffInputError(`${name} ${over}`);
+    const buffer = Buffer.alloc(Math.min(limit, stat.size) + 1);
+    let length = 0;
+    for (;;) {
+      let read: number;
+      try {
+        read = readSync(fd, buffer, length, buffer.length - length, null);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new DiffInputError(`${name} cannot be read (${code ?? firstLine(error)})`);
+      }
+      if (read === 0) break;
+      length += read;
+      if (length >= buffer.length) throw new DiffInputError(`${name} grew while it was read (over ${stat.size} bytes)`);
+    }
+    return buffer.subarray(0, length).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** Bad input (a missing file, not OpenAPI, an unknown git ref, a $ref that cannot be resolved or leaves the spec): exit 2, one line. */
 export class DiffInputError extends Error {
@@ -145,6 +201,7 @@ export function readSpecFiles(file: string, root: string, label: string): Read {
   const realRoot = realpathSync(root);
   const inside = (path: string): boolean => path === realRoot || path.startsWith(realRoot.endsWith(sep) ? realRoot : `${realRoot}${sep}`);
   const files = new Map<string, unknown>();
+  let total = 0;
   const name = (path: string): string => relative(realRoot, path) || path;
   const load = (path: string, from: string): string => {
     let real: string;
@@ -156,10 +213,16 @@ export function readSpecFiles(file: string, root: string, label: string): Read {
     if (!inside(real)) throw new DiffInputError(`${label}: ${from} leaves the spec's folder (only files inside it are read)`);
     if (files.has(real)) return real;
     if (files.size >= READ_LIMITS.files) throw new DiffInputError(`${label}: references more than ${READ_LIMITS.files} files`);
-    const stat = statSync(real);
-    if (!stat.isFile()) throw new DiffInputError(`${label}: ${from} is not a file`);
-    if (stat.size > READ_LIMITS.fileBytes) throw new DiffInputError(`${label}: ${name(real)} is over ${READ_LIMITS.fileBytes / 1024 / 1024} MB`);
-    files.set(real, parseSpecText(readFileSync(real, 'utf8'), real, files.size === 0 ? label : `${label}: ${name(real)}`));
+    // One budget for the whole document: what this file may hold is what the files before it left.
+    const left = Math.max(0, READ_LIMITS.totalBytes - total);
+    const text = readBounded(
+      real,
+      Math.min(READ_LIMITS.fileBytes, left),
+      `${label}: ${name(real)}`,
+      left < READ_LIMITS.fileBytes ? `takes the files this document reaches over ${MB(READ_LIMITS.totalBytes)} in all` : undefined,
+    );
+    total += Buffer.byteLength(text);
+    files.set(real, parseSpecText(text, real, files.size === 0 ? label : `${label}: ${name(real)}`));
     return real;
   };
   const queue = [load(resolve(file), label)];
