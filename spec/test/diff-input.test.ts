@@ -127,6 +127,12 @@ describe('input that is only odd: exit 2 with one line, also with --fail-on neve
       /a \$ref cannot be resolved \(#\/nowhere is not in dangling\.yaml/,
     ],
     ['not YAML at all', file('broken.yaml', 'openapi: [3.1.0\n  : :\n'), /broken\.yaml: not YAML \(/],
+    // Checked in one pass over the map (the parser's own check is quadratic in the number of keys).
+    [
+      'a key repeated in a nested map',
+      file('repeated.yaml', 'openapi: 3.1.0\ninfo: {title: x, version: 1.0.0}\npaths:\n  /a:\n    post: {}\n    get: {}\n    post: {}\n'),
+      /repeated\.yaml: not YAML \(Map keys must be unique: "post"\)$/,
+    ],
     ['a list, not a document', file('list.yaml', '- 1\n- 2\n'), /list\.yaml: not an OpenAPI 3 document/],
   ])('%s', async (_what, path, pattern) => {
     expectOneLine(await diff(['generated/openapi.json', path, '--fail-on', 'never']), pattern);
