@@ -1,8 +1,10 @@
 // `npm run release` obeys the version policy and releases all or nothing (issue 33, items 3, 4, 7, 9), run in a
 // repository of its own in the temporary folder (never this checkout's git): a bump smaller than the changes need is
 // refused in one line naming the bump needed; a spec that does not lint is refused in one line naming the file, the
-// rule and why; neither changes a file. A release that goes through writes every file, records its commit, and puts
-// the behaviour the mock changed since the last release's commit into the CHANGELOG.
+// rule and why; neither changes a file. A release that goes through releases the working tree (issue 43, major 3):
+// it writes every file, puts the behaviour the working tree's mock changed since the last release into the CHANGELOG
+// (an uncommitted template change included), records what it released as a commit of its own without moving HEAD or
+// the index, and the next release starts from that commit.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
