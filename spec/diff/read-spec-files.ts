@@ -222,6 +222,41 @@ function at(value: unknown, pointer: string): { found: boolean; node: unknown } 
 
 type Read = { root: string; files: Map<string, unknown> };
 
+/** A reference as text, in YAML or JSON: `$ref: x`, `"$ref": "x"`, `externalValue: 'x'` (the file part, before any `#`). */
+const REFERENCE_TEXT = /(?:\$ref|\$dynamicRef|externalValue|operationRef)["']?[ \t]*:[ \t]*["']?([^"'\s#,}\]]*)/g;
+
+/**
+ * The byte budget, checked before anything is parsed: the files a document's references name, found in their text
+ * (no parser involved), are read within what is left of READ_LIMITS.totalBytes. A file over it is refused here, in
+ * the words the parsing walk would use; anything this scan misses or cannot place (outside the folder, missing, a
+ * URL) is left to that walk, which checks every file again before it parses it.
+ */
+function budgetBeforeParsing(file: string, realRoot: string, inside: (path: string) => boolean, label: string): void {
+  const queue = [resolve(file)];
+  const seen = new Set<string>();
+  let total = 0;
+  while (queue.length > 0) {
+    let real: string;
+    try {
+      real = realpathSync(queue.shift() ?? '');
+    } catch {
+      continue;
+    }
+    if (seen.has(real) || !inside(real)) continue;
+    seen.add(real);
+    if (seen.size > READ_LIMITS.files) return;
+    const left = Math.max(0, READ_LIMITS.totalBytes - total);
+    const over = left < READ_LIMITS.fileBytes ? `takes the files this document reaches over ${MB(READ_LIMITS.totalBytes)} in all` : undefined;
+    const text = readBounded(real, Math.min(READ_LIMITS.fileBytes, left), `${label}: ${relative(realRoot, real) || real}`, over);
+    total += Buffer.byteLength(text);
+    for (const match of text.matchAll(REFERENCE_TEXT)) {
+      const path = match[1] ?? '';
+      if (path !== '' && !/^[a-z][a-z0-9+.-]*:/i.test(path) && !path.startsWith('//') && !isAbsolute(path) && !/[\0\\%]/.test(path))
+        queue.push(resolve(dirname(real), path));
+    }
+  }
+}
+
 /**
  * Reads `file` and every file its references reach, confined to `root` (a folder; the real path of both is what is
  * compared, so a symlink out of it is refused). `label` names the input in errors.
@@ -229,6 +264,7 @@ type Read = { root: string; files: Map<string, unknown> };
 export function readSpecFiles(file: string, root: string, label: string): Read {
   const realRoot = realpathSync(root);
   const inside = (path: string): boolean => path === realRoot || path.startsWith(realRoot.endsWith(sep) ? realRoot : `${realRoot}${sep}`);
+  budgetBeforeParsing(file, realRoot, inside, label);
   const files = new Map<string, unknown>();
   let total = 0;
   const name = (path: string): string => relative(realRoot, path) || path;

@@ -165,6 +165,13 @@ describe('budgets and one open handle per file (issue 45, items 5 and 6): exit 2
     expectOneLine(ran, /^error: .*openapi\.yaml: part\d+\.json takes the files this document reaches over 16 MB in all$/);
   });
 
+  it('the total is checked before anything is parsed: files that are not even YAML are refused for their bytes', async () => {
+    const broken = `x: [${'y'.repeat(6 * 1024 * 1024)}\n`;
+    const files = Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`broken${i}.yaml`, broken]));
+    const ran = await diff(['generated/openapi.json', documentWith('unparsed', files)]);
+    expectOneLine(ran, /^error: .*openapi\.yaml: broken\d\.yaml takes the files this document reaches over 16 MB in all$/);
+  });
+
   it('a FIFO is refused at once, never waited on, whether named or reached by a $ref', async () => {
     const dir = join(work, 'fifo', 'spec');
     mkdirSync(dir, { recursive: true });
