@@ -2,7 +2,7 @@
 // page (into DIR/index.html when --out names a directory).
 // The package ships the page `npm run build` made (dist/docs-site/index.html), so a consumer needs no Redocly; in the
 // repository the page `npm run docs` wrote is copied, or built first when there is none.
-import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, type Stats, statSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -13,16 +13,52 @@ const USAGE = `Usage: service-external-api docs [--out FILE|DIR]
 Writes the API reference as one self-contained HTML page that opens offline: both operations, every response
 with its example, and ${sampleLanguageList()} samples.
 
-  --out FILE   where to write it (default: api-docs.html in the current directory); a directory (one that exists,
-               or a path ending in /) gets index.html written into it
-  --help       show this help`;
+  --out FILE|DIR  where to write it (default: api-docs.html in the current directory): a FILE ending in .html;
+                  a DIR ending in / or one that exists gets DIR/index.html (its folders made as needed); any
+                  other name is refused in one line (--out site: say site/ or site.html)
+  --help          show this help`;
 
-/** The file to write: --out itself, or index.html inside it when it is a directory or ends with a separator. */
-function outputFile(out: string | undefined): string {
-  if (out === undefined) return resolve('api-docs.html');
-  const path = resolve(out);
-  const directory = out.endsWith('/') || out.endsWith(sep) || (existsSync(path) && statSync(path).isDirectory());
-  return directory ? join(path, 'index.html') : path;
+/**
+ * Where `--out` writes the page, or the one line that says why it cannot: a path ending in `/` (or the platform's
+ * separator) or naming an existing directory gets `index.html` inside it (folders made as needed); a path ending in
+ * `.html` or `.htm` is the file itself; anything else is refused, since a bare name (`--out site`) could mean either.
+ */
+export function docsTarget(out: string | undefined, cwd: string = process.cwd()): { file: string } | { error: string } {
+  if (out === undefined) return { file: resolve(cwd, 'api-docs.html') };
+  if (out.trim() === '') return { error: '--out must name a file or a directory' };
+  const path = resolve(cwd, out);
+  const shown = JSON.stringify(out);
+  let existing: Stats | undefined;
+  try {
+    existing = statSync(path);
+  } catch {
+    existing = undefined;
+  }
+  const asDirectory = out.endsWith('/') || out.endsWith(sep) || existing?.isDirectory() === true;
+  if (asDirectory) {
+    if (existing !== undefined && !existing.isDirectory()) return { error: `--out ${shown}: ${path} is a file, not a directory` };
+    return { file: join(path, 'index.html') };
+  }
+  if (!/\.html?$/i.test(out)) return { error: `--out ${shown}: name a page ending in .html (${out}.html) or a directory ending in / (${out}/)` };
+  if (existing !== undefined && !existing.isFile()) return { error: `--out ${shown}: ${path} exists and is not a file` };
+  return { file: path };
+}
+
+/** Copies the built page to `file`, making its folders; the one line that says why not, when it cannot. */
+export function placePage(built: string, file: string): string | undefined {
+  try {
+    // A folder on the way that is a file is named, not left to mkdir's EEXIST/ENOTDIR.
+    for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
+      if (!existsSync(dir)) continue;
+      if (!statSync(dir).isDirectory()) return `cannot write ${file}: ${dir} is a file, not a directory`;
+      break;
+    }
+    mkdirSync(dirname(file), { recursive: true });
+    copyFileSync(built, file);
+    return undefined;
+  } catch (error) {
+    return `cannot write ${file}: ${(error instanceof Error ? error.message : String(error)).split('\n')[0] ?? ''}`;
+  }
 }
 
 /** The page shipped beside this file (installed package), then the one `npm run docs` writes (repository). */
@@ -44,9 +80,9 @@ export async function runDocs(argv: string[]): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  if (values.out?.trim() === '') fail('--out must name a file or a directory');
-  const output = outputFile(values.out);
-  if (existsSync(output) && statSync(output).isDirectory()) fail(`--out ${values.out ?? ''}: ${output} is a directory; name the file to write`);
+  const target = docsTarget(values.out);
+  if ('error' in target) fail(target.error);
+  const output = target.file;
   const built = BUILT.find((path) => existsSync(path));
   if (built === undefined) {
     // Only in the repository, where Redocly is a devDependency.
@@ -54,11 +90,7 @@ export async function runDocs(argv: string[]): Promise<void> {
     process.stdout.write(`${buildDocs(output)}\n`);
     return;
   }
-  try {
-    mkdirSync(dirname(output), { recursive: true });
-    copyFileSync(built, output);
-  } catch (error) {
-    fail(`cannot write ${output}: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const problem = placePage(built, output);
+  if (problem !== undefined) fail(problem);
   process.stdout.write(`wrote ${output} (${statSync(output).size} bytes): open it in a browser, no network needed\n`);
 }

@@ -10,7 +10,14 @@ import { pathToFileURL } from 'node:url';
 type Sent = { method?: string; path: string; headers?: Record<string, string | string[]>; body?: string | Buffer };
 type Exchange = { status: number; headers: Record<string, string | undefined>; text: string };
 type Case = { name: string; requests: Sent[] };
-export type CaseResult = { name: string; paths: string[]; answers: Array<{ status: number; contentType: string | null; text: string }>; state: string };
+/** What one case answered; `checks` is a hash of the requests it sends (what it checks, whatever its name cites). */
+export type CaseResult = {
+  name: string;
+  checks?: string;
+  paths: string[];
+  answers: Array<{ status: number; contentType: string | null; text: string }>;
+  state: string;
+};
 
 const checkout = process.argv[2];
 if (!checkout) {
@@ -47,8 +54,15 @@ for (const [i, behaviour] of behaviourTable(seedFixtures()).entries()) {
   next = 0;
   const answers = await runCase(send, behaviour, session);
   const state = await (await fetch(`${base}/__mock/state`, { headers: { 'x-mock-session': session } })).text();
+  const sent = behaviour.requests.map((r) => ({
+    method: r.method ?? 'POST',
+    path: r.path,
+    headers: Object.entries(r.headers ?? {}).sort(([a], [b]) => a.localeCompare(b)),
+    body: r.body === undefined ? null : Buffer.from(r.body).toString('base64'),
+  }));
   results.push({
     name: behaviour.name,
+    checks: createHash('sha256').update(JSON.stringify(sent)).digest('hex'),
     paths: behaviour.requests.map((r) => r.path),
     answers: answers.map((a) => ({
       status: a.status,

@@ -47,12 +47,13 @@ async function worktree(ref: string): Promise<{ dir: string; commit: string; rem
   };
 }
 
-async function behaviourOf(dir: string, ref: string): Promise<CaseResult[]> {
+/** What the behaviour table answers against the mock of a checkout; `label` names it in errors. */
+async function behaviourOf(dir: string, label: string): Promise<CaseResult[]> {
   const runner = join(HERE, `behaviour-runner${fileURLToPath(import.meta.url).endsWith('.ts') ? '.ts' : '.js'}`);
   const ran = await run(process.execPath, [runner, dir], dir);
   if (ran.code !== 0)
     throw new DiffInputError(
-      `git:${ref}: its mock's behaviour table did not run (${(
+      `${label}: its mock's behaviour table did not run (${(
         ran.stderr
           .trim()
           .split('\n')
@@ -106,6 +107,48 @@ function bodyDifference(a: string, b: string): string | undefined {
   return [...found].sort().join(', ');
 }
 
+/** A case's name without the citation it ends with (`(#13)`, `(#11, decision 2)`, `(auth_test.exs …)`). */
+const uncited = (name: string): string => name.replace(/\s*\([^()]*\)\s*$/, '').trim();
+
+/**
+ * Each case of the revision paired with the base's case that checks the same thing: the same name, else the same
+ * requests (a case renamed or re-cited), else the same name but for its citation. Each base case pairs at most once.
+ */
+function matchCases(base: ReadonlyArray<CaseResult>, revision: ReadonlyArray<CaseResult>): Map<CaseResult, CaseResult> {
+  const pairs = new Map<CaseResult, CaseResult>();
+  const free = new Set(base);
+  const byName = new Map(base.map((r) => [r.name, r]));
+  for (const now of revision) {
+    const was = byName.get(now.name);
+    if (was && free.has(was)) {
+      pairs.set(now, was);
+      free.delete(was);
+    }
+  }
+  const keys: Array<(r: CaseResult) => string | undefined> = [(r) => r.checks, (r) => uncited(r.name)];
+  for (const key of keys) {
+    // Only a key one free case on each side has: two cases sending the same requests stay unpaired.
+    const unique = (cases: Iterable<CaseResult>): Map<string, CaseResult | null> => {
+      const found = new Map<string, CaseResult | null>();
+      for (const r of cases) {
+        const k = key(r);
+        if (k !== undefined && k !== '') found.set(k, found.has(k) ? null : r);
+      }
+      return found;
+    };
+    const olds = unique(free);
+    const news = unique(revision.filter((r) => !pairs.has(r)));
+    for (const [k, now] of news) {
+      const was = olds.get(k);
+      if (now && was && free.has(was)) {
+        pairs.set(now, was);
+        free.delete(was);
+      }
+    }
+  }
+  return pairs;
+}
+
 /**
  * The changes between two runs of the behaviour table: one change per rule or answer that changed (a status, a
  * content type, an error text, the fields of a body, the state an operation leaves), with how many cases show it and
@@ -113,15 +156,16 @@ function bodyDifference(a: string, b: string): string | undefined {
  */
 export function compareBehaviour(base: ReadonlyArray<CaseResult>, revision: ReadonlyArray<CaseResult>, document: Record<string, unknown>): Change[] {
   const seen: Seen[] = [];
-  const before = new Map(base.map((r) => [r.name, r]));
+  const unpaired = new Set(base);
+  const pairs = matchCases(base, revision);
   for (const now of revision) {
-    const was = before.get(now.name);
+    const was = pairs.get(now);
     const operation = operationOf(now, document);
     if (!was) {
       seen.push({ id: 'behaviour-case-added', level: 'INFO', operation, what: 'New behaviour cases', example: now.name });
       continue;
     }
-    before.delete(now.name);
+    unpaired.delete(was);
     for (let i = 0; i < Math.max(was.answers.length, now.answers.length); i++) {
       const [a, b] = [was.answers[i], now.answers[i]];
       if (!a || !b) continue;
@@ -152,7 +196,7 @@ export function compareBehaviour(base: ReadonlyArray<CaseResult>, revision: Read
         example: now.name,
       });
   }
-  for (const gone of before.values())
+  for (const gone of unpaired)
     seen.push({ id: 'behaviour-case-removed', level: 'INFO', operation: operationOf(gone, document), what: 'Behaviour cases are gone', example: gone.name });
   const grouped = new Map<string, Seen[]>();
   for (const s of seen) {
@@ -217,24 +261,35 @@ async function suiteAgainst(suite: string, mock: string): Promise<{ code: number
   }
 }
 
-/** The behaviour changes between two git refs, and (unless `suite` is false) where the base's contract suite disagrees. */
+/** A checkout prepared by the caller (the working tree a release stages, say), named `name` in messages. */
+export type PreparedCheckout = { dir: string; name: string };
+
+/**
+ * The behaviour changes between two git refs (or a git ref and a checkout the caller prepared: `release` runs the
+ * working tree it releases), and (unless `suite` is false) where the base's contract suite disagrees.
+ */
 export async function behaviourDiff(
   baseRef: string,
-  revisionRef: string,
+  revisionRef: string | PreparedCheckout,
   revisionDocument: Record<string, unknown>,
   documentChanges: ReadonlyArray<Change>,
   options: { suite: boolean } = { suite: true },
 ): Promise<{ changes: Change[]; notes: string[] }> {
   const base = await worktree(baseRef);
   try {
-    const revision = await worktree(revisionRef);
+    const revision =
+      typeof revisionRef === 'string' ? await worktree(revisionRef) : { dir: revisionRef.dir, commit: revisionRef.name, remove: async () => undefined };
+    const revisionName = typeof revisionRef === 'string' ? revisionRef : revisionRef.name;
     try {
-      const [before, after] = await Promise.all([behaviourOf(base.dir, baseRef), behaviourOf(revision.dir, revisionRef)]);
+      const [before, after] = await Promise.all([
+        behaviourOf(base.dir, `git:${baseRef}`),
+        behaviourOf(revision.dir, typeof revisionRef === 'string' ? `git:${revisionRef}` : revisionName),
+      ]);
       const changes = compareBehaviour(before, after, revisionDocument);
       // A release wants the changes only; the base's suite against the revision's mock is the command's cross-check.
       if (!options.suite) return { changes, notes: [] };
       const suite = await suiteAgainst(base.dir, revision.dir);
-      const notes = [`the contract suite of ${baseRef} against the mock of ${revisionRef}: ${suite.summary}`];
+      const notes = [`the contract suite of ${baseRef} against the mock of ${revisionName}: ${suite.summary}`];
       const breaking = [...documentChanges, ...changes].filter((c) => c.level === 'ERR' && c.id !== 'api-version-not-bumped');
       if (breaking.length > 0 && suite.failed.length === 0 && suite.code === 0)
         notes.push(

@@ -1,6 +1,9 @@
-// The `diff` command: `service-external-api diff <base> <revision> [--format text|json|markdown] [--fail-on
-// ERR|WARN|never]` (npm run diff -- …). Exit 0 when no change is at or above --fail-on, 1 when one is, 2 for bad
-// input with one line naming what and why.
+// The `diff` command: `service-external-api diff [<base> <revision>] [--format text|json|markdown] [--fail-on
+// ERR|WARN|never]` (npm run diff -- …); with no documents, the last release against the working tree's spec. Exit 0
+// when no change is at or above --fail-on, 1 when one is, 2 for bad input with one line naming what and why.
+import { existsSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
   DiffInputError,
@@ -8,6 +11,7 @@ import {
   formatMarkdown,
   formatText,
   LEVELS,
+  latestRelease,
   loadDocument,
   redoclyEntry,
   withChanges,
@@ -15,7 +19,7 @@ import {
   type Level,
 } from './diff.ts';
 
-export const DIFF_USAGE = `Usage: service-external-api diff <base> <revision> [options]     (in the repository: npm run diff -- …)
+export const DIFF_USAGE = `Usage: service-external-api diff [<base> <revision>] [options]     (in the repository: npm run diff -- …)
 
 Compares two versions of the API contract and grades every change for a client written against <base>:
   ERR   breaks such a client        WARN  may break one (the message says why)        INFO  safe
@@ -23,6 +27,8 @@ Compares two versions of the API contract and grades every change for a client w
 <base>, <revision>: an OpenAPI 3.1 document (JSON or YAML; a split root with relative $refs works), or
 git:<ref> for this repository's spec/ at that git ref (git:HEAD~1, git:v0.1.0). A $ref must name a file inside the
 document's folder (spec/ at a git ref): no absolute path, no way out, no URL (nothing is fetched).
+With neither: what changed since the last release, the latest spec/releases/<version>.json against the working
+tree's spec/openapi.yaml (of the current directory, else of this repository).
 
   --format F     text (default: one line per change, under each operation it reaches), json, markdown
   --fail-on L    exit 1 when a change is at level L or above: ERR (default), WARN, never (any case: err, warn)
@@ -51,6 +57,23 @@ export function failsOn(report: DiffReport, failOn: Level | 'never'): boolean {
   return report.changes.some((c) => LEVELS.indexOf(c.level) <= limit);
 }
 
+/**
+ * The default pair: the latest release (spec/releases/<version>.json) and spec/openapi.yaml, of the current directory
+ * or else of the repository this file is in; named relative to the current directory.
+ */
+function sinceLastRelease(): [string, string] {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const roots = [process.cwd(), resolve(here, '..', '..'), resolve(here, '..', '..', '..')];
+  const root = roots.find((dir) => existsSync(join(dir, 'spec', 'openapi.yaml')) && latestRelease(join(dir, 'spec', 'releases')) !== undefined);
+  if (root === undefined)
+    fail(
+      'diff with no documents compares the last release (spec/releases/<version>.json) with spec/openapi.yaml, and there is none here: give <base> <revision> (see --help)',
+    );
+  const last = latestRelease(join(root, 'spec', 'releases')) ?? '';
+  const shown = (path: string): string => relative(process.cwd(), path) || path;
+  return [shown(join(root, 'spec', 'releases', `${last}.json`)), shown(join(root, 'spec', 'openapi.yaml'))];
+}
+
 export async function runDiff(argv: string[]): Promise<void> {
   const parse = () =>
     parseArgs({
@@ -75,7 +98,8 @@ export async function runDiff(argv: string[]): Promise<void> {
   const given = parsed.values['fail-on'] ?? 'ERR';
   const failOn = FAIL_ON.find((level) => level.toLowerCase() === given.toLowerCase());
   if (failOn === undefined) fail(`--fail-on must be ${FAIL_ON.join(', ')} (any case), got "${given}"`);
-  const [base, revision, ...extra] = parsed.positionals;
+  // No document: what changed since the last release (the latest spec/releases/<version>.json, the working tree's spec).
+  const [base, revision, ...extra] = parsed.positionals.length === 0 ? sinceLastRelease() : parsed.positionals;
   if (base === undefined || revision === undefined) fail('diff needs two documents: <base> <revision> (see --help)');
   if (extra.length > 0) fail(`diff takes two documents, got ${parsed.positionals.length}: ${extra.join(' ')}`);
   if (parsed.values.behaviour && !(base.startsWith('git:') && revision.startsWith('git:')))

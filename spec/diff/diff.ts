@@ -4,14 +4,14 @@
 // client that follows the old contract, WARN may break one and says why, INFO is safe), the direction (request,
 // response, document), the operation, `git:` refs, and the version policy (`api-version-not-bumped`).
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { isObject } from '../lib/openapi.ts';
 import { type Change, change, LEVELS, type Level } from './change.ts';
 import { exampleChanges } from './example-changes.ts';
-import { copySpecFiles, DiffInputError, readSpecFiles } from './read-spec-files.ts';
+import { copySpecFiles, DiffInputError, READ_LIMITS, readSpecFiles } from './read-spec-files.ts';
 import { type Direction, directionsOf, METHODS, operationsAt, reachOf, unescapePointer } from './reach.ts';
 
 export { type Change, change, LEVELS, type Level } from './change.ts';
@@ -91,7 +91,26 @@ async function redocly(args: ReadonlyArray<string>): Promise<{ code: number; std
 /** A document as given: its text on disk (one file, JSON or YAML), ready for Redocly; `cleanup` removes what was made. */
 type Loaded = { file: string; document: Record<string, unknown>; cleanup(): void };
 
-/** `git:<ref>`: this repository's spec/ at that ref, written to a temporary folder (split files and all). */
+/** One entry of `git ls-tree -r -l -z`: its mode, type, object, size in bytes ('-' for none) and path. */
+type TreeEntry = { mode: string; type: string; object: string; size: number; path: string };
+
+function treeEntries(listing: string): TreeEntry[] {
+  return listing
+    .split('\0')
+    .filter((line) => line !== '')
+    .map((line) => {
+      const tab = line.indexOf('\t');
+      const [mode = '', type = '', object = '', size = '-'] = line.slice(0, tab).split(/ +/);
+      return { mode, type, object, size: size === '-' ? 0 : Number(size), path: line.slice(tab + 1) };
+    });
+}
+
+/**
+ * `git:<ref>`: this repository's spec/ at that ref, written to a temporary folder (split files and all). Its size is
+ * checked from git's listing before anything is written out (READ_LIMITS.treeBytes, treeFiles), and each file is
+ * written from its blob as it is (no `git archive`: its export-subst attribute, which a commit can set, would expand
+ * text past what was checked). A symlink is written as a symlink, which readSpecFiles then confines.
+ */
 async function fromGit(ref: string): Promise<{ file: string; cleanup(): void }> {
   const root = repositoryRoot();
   if (!existsSync(join(root, '.git'))) throw new DiffInputError(`git:${ref}: git refs need a git checkout of this repository (none at ${root})`);
@@ -99,15 +118,50 @@ async function fromGit(ref: string): Promise<{ file: string; cleanup(): void }> 
   const verified = await run('git', ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: root });
   if (verified.code !== 0) throw new DiffInputError(`git:${ref}: unknown git ref in ${root}`);
   const commit = verified.stdout.trim();
+  const listed = await run('git', ['ls-tree', '-r', '-l', '-z', '--full-tree', commit, '--', 'spec/'], { cwd: root });
+  if (listed.code !== 0) throw new DiffInputError(`git:${ref}: cannot list spec/ (${listed.stderr.trim().split('\n')[0] ?? ''})`);
+  const entries = treeEntries(listed.stdout).filter((e) => e.type === 'blob');
+  const bytes = entries.reduce((sum, e) => sum + e.size, 0);
+  if (entries.length > READ_LIMITS.treeFiles)
+    throw new DiffInputError(`git:${ref}: spec/ holds ${entries.length} files, over the ${READ_LIMITS.treeFiles} the diff reads at a git ref`);
+  if (bytes > READ_LIMITS.treeBytes)
+    throw new DiffInputError(
+      `git:${ref}: spec/ holds ${(bytes / 1024 / 1024).toFixed(1)} MB, over the ${READ_LIMITS.treeBytes / 1024 / 1024} MB the diff reads at a git ref`,
+    );
+  if (!entries.some((e) => e.path === 'spec/openapi.yaml')) throw new DiffInputError(`git:${ref}: has no spec/openapi.yaml`);
   const dir = mkdtempSync(join(tmpdir(), 'api-diff-'));
-  // One archive of spec/ at that commit, unpacked: the split files as they were.
-  const archive = await run('sh', ['-c', `git archive --format=tar ${commit} spec | tar -x -C "$1"`, 'sh', dir], { cwd: root });
-  if (archive.code !== 0 || !existsSync(join(dir, 'spec', 'openapi.yaml'))) {
+  try {
+    // Every blob at once, in the order listed: `<object> blob <size>\n<bytes>\n` each.
+    const blobs = await new Promise<Buffer>((done, refuse) => {
+      const child = execFile(
+        'git',
+        ['cat-file', '--batch'],
+        { cwd: root, encoding: 'buffer', maxBuffer: bytes + entries.length * 64 + 1024, timeout: 120_000 },
+        (error, stdout) => (error ? refuse(new DiffInputError(`git:${ref}: cannot read spec/ (${firstLine(error)})`)) : done(stdout)),
+      );
+      child.stdin?.end(entries.map((e) => `${e.object}\n`).join(''));
+    });
+    let at = 0;
+    for (const entry of entries) {
+      const newline = blobs.indexOf(10, at);
+      const size = Number(/ (\d+)$/.exec(blobs.subarray(at, newline).toString('latin1'))?.[1] ?? Number.NaN);
+      if (size !== entry.size) throw new DiffInputError(`git:${ref}: spec/ changed while it was read`);
+      const content = blobs.subarray(newline + 1, newline + 1 + size);
+      at = newline + 1 + size + 1;
+      const target = resolve(dir, entry.path);
+      if (!target.startsWith(`${dir}/`) || entry.path.split('/').includes('..')) throw new DiffInputError(`git:${ref}: an odd path in spec/`);
+      mkdirSync(dirname(target), { recursive: true });
+      if (entry.mode === '120000') symlinkSync(content.toString('utf8'), target);
+      else writeFileSync(target, content);
+    }
+  } catch (error) {
     rmSync(dir, { recursive: true, force: true });
-    throw new DiffInputError(`git:${ref}: has no spec/openapi.yaml`);
+    throw error;
   }
   return { file: join(dir, 'spec', 'openapi.yaml'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+const firstLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]?.slice(0, 160) ?? '';
 
 /**
  * A document named on the command line, bundled into one JSON document (a split root's relative $refs resolved).
@@ -175,10 +229,11 @@ function hasExternalReference(document: unknown): boolean {
   const stack: unknown[] = [document];
   while (stack.length > 0) {
     const item = stack.pop();
-    if (Array.isArray(item)) stack.push(...item);
+    // One push at a time: spreading an array of a million items into push() overflows the stack.
+    if (Array.isArray(item)) for (const v of item) stack.push(v);
     else if (isObject(item)) {
       for (const key of ['$ref', 'externalValue']) if (typeof item[key] === 'string' && !String(item[key]).startsWith('#')) return true;
-      stack.push(...Object.values(item));
+      for (const v of Object.values(item)) stack.push(v);
     }
   }
   return false;
@@ -416,6 +471,19 @@ export function semver(text: unknown): [number, number, number] | undefined {
   return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
 }
 
+/** The latest version released into `dir` (its `<version>.json` files, by semver), or undefined when there is none. */
+export function latestRelease(dir: string): string | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return undefined;
+  }
+  const versions = names.map((f) => /^(.+)\.json$/.exec(f)?.[1]).filter((v): v is string => v !== undefined && semver(v) !== undefined);
+  const key = (v: string): [number, number, number] => semver(v) ?? [0, 0, 0];
+  return versions.sort((a, b) => key(a)[0] - key(b)[0] || key(a)[1] - key(b)[1] || key(a)[2] - key(b)[2]).at(-1);
+}
+
 /** Whether `to` is outside `^from` and above it: the bump a breaking change needs (major, or minor for 0.x). */
 export function breakingBump(from: string, to: string): boolean {
   const [a, b] = [semver(from), semver(to)];
@@ -539,16 +607,27 @@ function groups(report: DiffReport): Array<[string, Change[]]> {
   return [...byOperation.entries()];
 }
 
-/** One line per change under each operation it reaches; the levels coloured when `colour`. */
+/**
+ * One line per change under each operation it reaches; the levels coloured when `colour`. The header counts the lines
+ * printed; when a change reaching several operations makes that more than the changes, it says how many changes.
+ */
 export function formatText(report: DiffReport, colour: boolean): string {
   const paint = (level: Level): string => (colour ? `${COLOURS[level]}${level}\u001b[0m` : level);
-  const lines = [`${report.base} → ${report.revision}: ${report.counts.ERR} ERR, ${report.counts.WARN} WARN, ${report.counts.INFO} INFO`];
-  if (report.changes.length === 0) lines.push('no changes');
+  const printed: Record<Level, number> = { ERR: 0, WARN: 0, INFO: 0 };
+  const body: string[] = [];
   for (const [operation, changes] of groups(report)) {
-    lines.push('', operation);
-    for (const c of changes) lines.push(`  ${paint(c.level)}${' '.repeat(5 - c.level.length)}${c.direction.padEnd(9)}${c.id}: ${c.message} (${c.pointer})`);
+    body.push('', operation);
+    for (const c of changes) {
+      printed[c.level]++;
+      body.push(`  ${paint(c.level)}${' '.repeat(5 - c.level.length)}${c.direction.padEnd(9)}${c.id}: ${c.message} (${c.pointer})`);
+    }
   }
-  return `${lines.join('\n')}\n`;
+  const count = (counts: Record<Level, number>): string => LEVELS.map((level) => `${counts[level]} ${level}`).join(', ');
+  const same = LEVELS.every((level) => printed[level] === report.counts[level]);
+  const header = `${report.base} → ${report.revision}: ${count(printed)}${
+    same ? '' : ` (${count(report.counts)} changes: a change is listed under each operation it reaches)`
+  }`;
+  return `${[header, ...(report.changes.length === 0 ? ['no changes'] : []), ...body].join('\n')}\n`;
 }
 
 const HEADINGS: Record<Level, string> = { ERR: 'Breaking', WARN: 'May break', INFO: 'Safe' };
@@ -563,6 +642,101 @@ export function formatMarkdown(report: DiffReport, heading = '###'): string {
     for (const c of changes)
       for (const operation of c.operations.length > 0 ? c.operations : [undefined])
         out.push(`- ${operation ? `\`${operation}\`: ` : ''}${c.message.replace(/\s+/g, ' ')} (${c.direction}, \`${c.id}\`)`);
+    out.push('');
+  }
+  return out.length ? `${out.join('\n')}` : '- No change to the contract.\n';
+}
+
+// ── the CHANGELOG ───────────────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * INFO changes a consumer can act on (something new to use, an input made optional, a bound loosened): listed one by
+ * one. Every other INFO change (descriptions, examples, the spec's own structure, the mock's test table) is folded
+ * into a line per kind: it changes nothing a client sends or reads.
+ */
+const ACTIONABLE_INFO = new Set([
+  'operation-added',
+  'response-property-added',
+  'request-property-added',
+  'request-enum-widened',
+  'required-properties-added',
+  'required-properties-removed',
+  'schema-type-changed',
+  'schema-constraint-changed',
+  'property-removed',
+  'enum-values-removed',
+  'enum-values-added',
+]);
+
+/** The kind an INFO change that is not listed one by one is folded into, with the line that says what it means. */
+function foldedKind(c: Change): { key: string; line: (count: number, where: string) => string } | undefined {
+  if (c.level !== 'INFO' || ACTIONABLE_INFO.has(c.id)) return undefined;
+  const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
+  if (c.id === 'behaviour-case-added' || c.id === 'behaviour-case-removed')
+    return {
+      key: 'cases',
+      line: (count, where) =>
+        `The mock's behaviour table checks ${plural(count, 'case', 'cases')} more or fewer${where}: what is tested, not what a client gets.`,
+    };
+  if (c.id === 'documentation-changed' || c.id === 'example-value-changed' || c.id.startsWith('spec-extension-'))
+    return {
+      key: 'documentation',
+      line: (count, where) =>
+        `Documentation: ${plural(count, 'description, example or note', 'descriptions, examples or notes')} edited${where}; no change to what a client sends or reads.`,
+    };
+  if (/^headers?-/.test(c.id) || /\/headers(\/|$)/.test(c.pointer))
+    return {
+      key: 'headers',
+      line: (count, where) =>
+        `Response headers described more precisely: ${plural(count, 'edit', 'edits')} of the spec${where}; the headers sent are unchanged.`,
+    };
+  return {
+    key: 'structure',
+    line: (count, where) =>
+      `The spec's structure: ${plural(count, 'edit', 'edits')} with no effect on a client${where} (\`service-external-api diff\` lists each).`,
+  };
+}
+
+const operationList = (operations: ReadonlyArray<string>): string => operations.map((o) => `\`${o}\``).join(', ');
+
+/**
+ * The changes as a release's CHANGELOG section, for the people who consume the API: a heading per level (Breaking, May
+ * break, Safe), one line per change they can act on, naming every operation it reaches once (a change reported in
+ * both directions or by several paths, with the same words, is one line), and one line per kind of change that asks
+ * nothing of them (documentation, header descriptions, the spec's structure), with how many and where.
+ */
+export function formatChangelog(report: DiffReport, heading = '###'): string {
+  const out: string[] = [];
+  for (const level of LEVELS) {
+    const listed = new Map<string, { change: Change; operations: Set<string>; directions: Set<string> }>();
+    const folded = new Map<string, { line: (count: number, where: string) => string; count: number; operations: Set<string>; document: boolean }>();
+    for (const c of report.changes.filter((x) => x.level === level)) {
+      const kind = foldedKind(c);
+      if (kind) {
+        const entry = folded.get(kind.key) ?? { line: kind.line, count: 0, operations: new Set<string>(), document: false };
+        entry.count++;
+        for (const o of c.operations) entry.operations.add(o);
+        if (c.operations.length === 0) entry.document = true;
+        folded.set(kind.key, entry);
+        continue;
+      }
+      const key = JSON.stringify([c.id, c.message.replace(/\s+/g, ' ')]);
+      const entry = listed.get(key) ?? { change: c, operations: new Set<string>(), directions: new Set<string>() };
+      for (const o of c.operations) entry.operations.add(o);
+      entry.directions.add(c.direction);
+      listed.set(key, entry);
+    }
+    if (listed.size === 0 && folded.size === 0) continue;
+    out.push(`${heading} ${HEADINGS[level]}`, '');
+    for (const { change: c, operations, directions } of listed.values()) {
+      const names = [...operations].sort();
+      out.push(`- ${names.length > 0 ? `${operationList(names)}: ` : ''}${c.message.replace(/\s+/g, ' ')} (${[...directions].join(', ')}, \`${c.id}\`)`);
+    }
+    for (const { line, count, operations, document } of folded.values()) {
+      const names = [...operations].sort();
+      const where = names.length === 0 ? '' : ` (${operationList(names)}${document ? ' and the document as a whole' : ''})`;
+      out.push(`- ${line(count, where)}`);
+    }
     out.push('');
   }
   return out.length ? `${out.join('\n')}` : '- No change to the contract.\n';

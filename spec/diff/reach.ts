@@ -25,7 +25,7 @@ function reached(document: Record<string, unknown>, node: unknown): Set<string> 
   const stack: unknown[] = [node];
   while (stack.length > 0) {
     const item = stack.pop();
-    if (Array.isArray(item)) stack.push(...item);
+    if (Array.isArray(item)) for (const v of item) stack.push(v);
     else if (isObject(item)) {
       const ref = item['$ref'];
       const match = typeof ref === 'string' ? COMPONENT_REF.exec(ref) : null;

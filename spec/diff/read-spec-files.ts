@@ -4,13 +4,69 @@
 // (for `git:` refs, spec/ at that ref): no absolute path, no `..` out of it, no symlink out of it, no URL, so no file
 // outside the spec is read and no request is made. A chain of references that only leads back to itself is refused
 // too. What passes is copied, as JSON, into a fresh folder, so the bundler reads exactly the files checked here.
-import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { Lexer, parse } from 'yaml';
+import { isMap, isScalar, isSeq, Lexer, parseDocument } from 'yaml';
 import { isObject } from '../lib/openapi.ts';
 
-/** The bounds on what is read (README "The contract through change"): beyond any of them, exit 2 with one line. */
-export const READ_LIMITS = { fileBytes: 8 * 1024 * 1024, files: 1000, depth: 128, nodes: 2_000_000, aliases: 100 } as const;
+/**
+ * The bounds on what is read (spec/README.md, "The contract through change"): beyond any of them, exit 2 with one line.
+ * `fileBytes` one file, `totalBytes` all the files one document reaches (checked before each file is parsed, so the
+ * parsing is bounded as a whole), `files` how many; `treeBytes` and `treeFiles` bound `spec/` at a git ref, checked
+ * from git's own listing before a byte of it is written out.
+ */
+export const READ_LIMITS = {
+  fileBytes: 8 * 1024 * 1024,
+  totalBytes: 16 * 1024 * 1024,
+  files: 1000,
+  treeBytes: 64 * 1024 * 1024,
+  treeFiles: 5000,
+  depth: 128,
+  nodes: 2_000_000,
+  aliases: 100,
+} as const;
+
+const MB = (bytes: number): string => `${bytes / 1024 / 1024} MB`;
+
+/**
+ * A file's text, read through one open handle: opened without following a symlink and without blocking (a FIFO or a
+ * device opens and is refused, never waited on), checked on the handle itself (a regular file within `limit`
+ * bytes), and read with that limit (a file that grows after the check is refused, not read on). What is checked is
+ * what is read: nothing is looked up by its path twice. `name` names it in errors, `over` says what a size past
+ * `limit` exceeds.
+ */
+export function readBounded(path: string, limit: number, name: string, over = `is over ${MB(limit)}`): string {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'EMLINK') throw new DiffInputError(`${name} is a symlink that changed while it was read (refused)`);
+    throw new DiffInputError(`${name} cannot be read (${code ?? firstLine(error)})`);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new DiffInputError(`${name} is not a regular file (a FIFO, a device or a folder is never read)`);
+    if (stat.size > limit) throw new DiffInputError(`${name} ${over}`);
+    const buffer = Buffer.alloc(Math.min(limit, stat.size) + 1);
+    let length = 0;
+    for (;;) {
+      let read: number;
+      try {
+        read = readSync(fd, buffer, length, buffer.length - length, null);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new DiffInputError(`${name} cannot be read (${code ?? firstLine(error)})`);
+      }
+      if (read === 0) break;
+      length += read;
+      if (length >= buffer.length) throw new DiffInputError(`${name} grew while it was read (over ${stat.size} bytes)`);
+    }
+    return buffer.subarray(0, length).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** Bad input (a missing file, not OpenAPI, an unknown git ref, a $ref that cannot be resolved or leaves the spec): exit 2, one line. */
 export class DiffInputError extends Error {
@@ -57,6 +113,27 @@ function withinBounds(value: unknown): string | undefined {
   return undefined;
 }
 
+/** The first key a YAML map repeats (the same scalar, as the parser's uniqueKeys compares them), walked without recursion. */
+function duplicateKey(root: unknown): string | undefined {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (isMap(node)) {
+      const seen = new Set<string>();
+      for (const pair of node.items) {
+        const key: unknown = pair.key;
+        if (isScalar(key) && key.value !== '<<') {
+          const name = `${typeof key.value}:${String(key.value)}`;
+          if (seen.has(name)) return String(key.value);
+          seen.add(name);
+        } else if (key !== null) stack.push(key);
+        stack.push(pair.value);
+      }
+    } else if (isSeq(node)) for (const item of node.items) stack.push(item);
+  }
+  return undefined;
+}
+
 /** One file's text, parsed as JSON or YAML within the limits. `label` names it in errors. */
 function parseSpecText(text: string, file: string, label: string): unknown {
   let value: unknown;
@@ -74,8 +151,16 @@ function parseSpecText(text: string, file: string, label: string): unknown {
     const nesting = couldNest ? yamlNesting(text) : 0;
     if (nesting > READ_LIMITS.depth) throw new DiffInputError(`${label}: nested deeper than ${READ_LIMITS.depth} levels`);
     try {
-      value = parse(text, { maxAliasCount: READ_LIMITS.aliases, uniqueKeys: true, merge: true, prettyErrors: false });
+      // Keys are checked for duplicates here, in one pass: the parser's own check compares each key with every key
+      // before it, which made one 7.8 MB map of 120,000 keys take minutes.
+      const document = parseDocument(text, { uniqueKeys: false, merge: true, prettyErrors: false });
+      const [error] = document.errors;
+      if (error) throw error;
+      const duplicate = duplicateKey(document.contents);
+      if (duplicate !== undefined) throw new DiffInputError(`${label}: not YAML (Map keys must be unique: ${JSON.stringify(duplicate.slice(0, 80))})`);
+      value = document.toJS({ maxAliasCount: READ_LIMITS.aliases });
     } catch (error) {
+      if (error instanceof DiffInputError) throw error;
       const alias = error instanceof ReferenceError || /alias/i.test(firstLine(error));
       throw new DiffInputError(
         alias ? `${label}: YAML aliases expand beyond ${READ_LIMITS.aliases} (an alias bomb?)` : `${label}: not YAML (${firstLine(error)})`,
@@ -137,6 +222,41 @@ function at(value: unknown, pointer: string): { found: boolean; node: unknown } 
 
 type Read = { root: string; files: Map<string, unknown> };
 
+/** A reference as text, in YAML or JSON: `$ref: x`, `"$ref": "x"`, `externalValue: 'x'` (the file part, before any `#`). */
+const REFERENCE_TEXT = /(?:\$ref|\$dynamicRef|externalValue|operationRef)["']?[ \t]*:[ \t]*["']?([^"'\s#,}\]]*)/g;
+
+/**
+ * The byte budget, checked before anything is parsed: the files a document's references name, found in their text
+ * (no parser involved), are read within what is left of READ_LIMITS.totalBytes. A file over it is refused here, in
+ * the words the parsing walk would use; anything this scan misses or cannot place (outside the folder, missing, a
+ * URL) is left to that walk, which checks every file again before it parses it.
+ */
+function budgetBeforeParsing(file: string, realRoot: string, inside: (path: string) => boolean, label: string): void {
+  const queue = [resolve(file)];
+  const seen = new Set<string>();
+  let total = 0;
+  while (queue.length > 0) {
+    let real: string;
+    try {
+      real = realpathSync(queue.shift() ?? '');
+    } catch {
+      continue;
+    }
+    if (seen.has(real) || !inside(real)) continue;
+    seen.add(real);
+    if (seen.size > READ_LIMITS.files) return;
+    const left = Math.max(0, READ_LIMITS.totalBytes - total);
+    const over = left < READ_LIMITS.fileBytes ? `takes the files this document reaches over ${MB(READ_LIMITS.totalBytes)} in all` : undefined;
+    const text = readBounded(real, Math.min(READ_LIMITS.fileBytes, left), `${label}: ${relative(realRoot, real) || real}`, over);
+    total += Buffer.byteLength(text);
+    for (const match of text.matchAll(REFERENCE_TEXT)) {
+      const path = match[1] ?? '';
+      if (path !== '' && !/^[a-z][a-z0-9+.-]*:/i.test(path) && !path.startsWith('//') && !isAbsolute(path) && !/[\0\\%]/.test(path))
+        queue.push(resolve(dirname(real), path));
+    }
+  }
+}
+
 /**
  * Reads `file` and every file its references reach, confined to `root` (a folder; the real path of both is what is
  * compared, so a symlink out of it is refused). `label` names the input in errors.
@@ -144,7 +264,9 @@ type Read = { root: string; files: Map<string, unknown> };
 export function readSpecFiles(file: string, root: string, label: string): Read {
   const realRoot = realpathSync(root);
   const inside = (path: string): boolean => path === realRoot || path.startsWith(realRoot.endsWith(sep) ? realRoot : `${realRoot}${sep}`);
+  budgetBeforeParsing(file, realRoot, inside, label);
   const files = new Map<string, unknown>();
+  let total = 0;
   const name = (path: string): string => relative(realRoot, path) || path;
   const load = (path: string, from: string): string => {
     let real: string;
@@ -156,10 +278,16 @@ export function readSpecFiles(file: string, root: string, label: string): Read {
     if (!inside(real)) throw new DiffInputError(`${label}: ${from} leaves the spec's folder (only files inside it are read)`);
     if (files.has(real)) return real;
     if (files.size >= READ_LIMITS.files) throw new DiffInputError(`${label}: references more than ${READ_LIMITS.files} files`);
-    const stat = statSync(real);
-    if (!stat.isFile()) throw new DiffInputError(`${label}: ${from} is not a file`);
-    if (stat.size > READ_LIMITS.fileBytes) throw new DiffInputError(`${label}: ${name(real)} is over ${READ_LIMITS.fileBytes / 1024 / 1024} MB`);
-    files.set(real, parseSpecText(readFileSync(real, 'utf8'), real, files.size === 0 ? label : `${label}: ${name(real)}`));
+    // One budget for the whole document: what this file may hold is what the files before it left.
+    const left = Math.max(0, READ_LIMITS.totalBytes - total);
+    const text = readBounded(
+      real,
+      Math.min(READ_LIMITS.fileBytes, left),
+      `${label}: ${name(real)}`,
+      left < READ_LIMITS.fileBytes ? `takes the files this document reaches over ${MB(READ_LIMITS.totalBytes)} in all` : undefined,
+    );
+    total += Buffer.byteLength(text);
+    files.set(real, parseSpecText(text, real, files.size === 0 ? label : `${label}: ${name(real)}`));
     return real;
   };
   const queue = [load(resolve(file), label)];

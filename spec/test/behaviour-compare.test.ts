@@ -69,6 +69,31 @@ describe('compareBehaviour', () => {
     ]);
   });
 
+  it('pairs a case whose citation or name changed with the case that checks the same (issue 43, minor 9)', () => {
+    const recited: CaseResult[] = [
+      { name: 'null in a required field is 400 (#13)', checks: 'h1', paths: [RESUME], answers: [unauthorized], state: 's' },
+      { name: 'an empty id counts as null (#13)', checks: 'h2', paths: [CLOSE], answers: [unauthorized], state: 's' },
+    ];
+    const revision: CaseResult[] = [
+      // Only the citation changed (and the requests too: matched by name without its citation).
+      { name: 'null in a required field is 400 (#13, decision 4)', checks: 'h1-other', paths: [RESUME], answers: [unauthorized], state: 's' },
+      // Renamed, the same requests: matched by what it sends, and its changed answer is reported.
+      { name: 'an empty id is taken for null', checks: 'h2', paths: [CLOSE], answers: [{ ...unauthorized, status: 403 }], state: 's' },
+    ];
+    expect(compareBehaviour(recited, revision, spec).map((c) => [c.id, c.operations, c.message])).toEqual([
+      ['behaviour-status-changed', ['closeGoal'], `Answered 403, was 401: 1 case, e.g. an empty id is taken for null, request 1 (${CLOSE}).`],
+    ]);
+  });
+
+  it('still reports a case that is new and one that is gone, once each', () => {
+    const base: CaseResult[] = [{ name: 'old check (#1)', checks: 'a', paths: [RESUME], answers: [unauthorized], state: 's' }];
+    const revision: CaseResult[] = [{ name: 'another check (#2)', checks: 'b', paths: [CLOSE], answers: [unauthorized], state: 's' }];
+    expect(compareBehaviour(base, revision, spec).map((c) => [c.id, c.operations])).toEqual([
+      ['behaviour-case-added', ['closeGoal']],
+      ['behaviour-case-removed', ['resumeProject']],
+    ]);
+  });
+
   it('reports nothing when every case answers the same', () => {
     const same = cases('same', 10, RESUME, ok({ project: { id: 'p' } }));
     expect(compareBehaviour(same, structuredClone(same), spec)).toEqual([]);

@@ -1,13 +1,15 @@
-// The gate as an attacker would feed it (issue 33): a pull request's spec is input. A $ref out of the spec's folder
+// The gate as an attacker would feed it (issues 33 and 45): a pull request's spec is input. A $ref out of the spec's folder
 // (absolute, `..`, a symlink, in a file or at a git ref), a URL, an alias bomb, a document nested 100,000 deep, a
 // cycle of $refs: each is exit 2 with one line naming it, no file outside the spec is read (its content never
-// appears) and no request is made (a loopback server counts them).
+// appears) and no request is made (a loopback server counts them). One budget bounds all a document reaches, spec/ at
+// a git ref is measured before it is written out, and each file is read through the handle that was checked.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { READ_LIMITS } from '../diff/read-spec-files.ts';
+import { READ_LIMITS, readBounded } from '../diff/read-spec-files.ts';
 import { type Ran, run, tempRepo } from './temp-repo.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -125,8 +127,99 @@ describe('input that is only odd: exit 2 with one line, also with --fail-on neve
       /a \$ref cannot be resolved \(#\/nowhere is not in dangling\.yaml/,
     ],
     ['not YAML at all', file('broken.yaml', 'openapi: [3.1.0\n  : :\n'), /broken\.yaml: not YAML \(/],
+    // Checked in one pass over the map (the parser's own check is quadratic in the number of keys).
+    [
+      'a key repeated in a nested map',
+      file('repeated.yaml', 'openapi: 3.1.0\ninfo: {title: x, version: 1.0.0}\npaths:\n  /a:\n    post: {}\n    get: {}\n    post: {}\n'),
+      /repeated\.yaml: not YAML \(Map keys must be unique: "post"\)$/,
+    ],
     ['a list, not a document', file('list.yaml', '- 1\n- 2\n'), /list\.yaml: not an OpenAPI 3 document/],
   ])('%s', async (_what, path, pattern) => {
     expectOneLine(await diff(['generated/openapi.json', path, '--fail-on', 'never']), pattern);
   });
+});
+
+describe('budgets and one open handle per file (issue 45, items 5 and 6): exit 2 with one line, before any slow work', () => {
+  /** A folder with a root document whose paths $ref each of `files` (name → content), written below `work`. */
+  function documentWith(name: string, files: Record<string, string | Buffer>): string {
+    const dir = join(work, name, 'spec');
+    mkdirSync(dir, { recursive: true });
+    const refs = Object.keys(files).map((file, i) => `  /p${i}:\n    $ref: ${JSON.stringify(file)}\n`);
+    writeFileSync(join(dir, 'openapi.yaml'), `openapi: 3.1.0\ninfo: {title: x, version: 1.0.0}\npaths:\n${refs.join('')}`);
+    for (const [file, content] of Object.entries(files)) writeFileSync(join(dir, file), content);
+    return join(dir, 'openapi.yaml');
+  }
+  /** A JSON path item of about `mb` MB (cheap to parse: one long string). */
+  const pathItem = (mb: number): string => JSON.stringify({ post: { responses: { 200: { description: 'ok' } } }, 'x-pad': 'x'.repeat(mb * 1024 * 1024 - 100) });
+
+  it('a file over the per-file limit is refused from its size, unread', async () => {
+    const file = documentWith('big', { 'big.json': pathItem(READ_LIMITS.fileBytes / 1024 / 1024 + 1) });
+    expectOneLine(await diff(['generated/openapi.json', file]), /^error: .*openapi\.yaml: big\.json is over 8 MB$/);
+  });
+
+  it('files each under the per-file limit but over the total: refused at the file that crosses it', async () => {
+    const each = 6;
+    const count = Math.ceil(READ_LIMITS.totalBytes / (each * 1024 * 1024)) + 1;
+    const files = Object.fromEntries(Array.from({ length: count }, (_, i) => [`part${i}.json`, pathItem(each)]));
+    const ran = await diff(['generated/openapi.json', documentWith('total', files)]);
+    expectOneLine(ran, /^error: .*openapi\.yaml: part\d+\.json takes the files this document reaches over 16 MB in all$/);
+  });
+
+  it('the total is checked before anything is parsed: files that are not even YAML are refused for their bytes', async () => {
+    const broken = `x: [${'y'.repeat(6 * 1024 * 1024)}\n`;
+    const files = Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`broken${i}.yaml`, broken]));
+    const ran = await diff(['generated/openapi.json', documentWith('unparsed', files)]);
+    expectOneLine(ran, /^error: .*openapi\.yaml: broken\d\.yaml takes the files this document reaches over 16 MB in all$/);
+  });
+
+  it('a FIFO is refused at once, never waited on, whether named or reached by a $ref', async () => {
+    const dir = join(work, 'fifo', 'spec');
+    mkdirSync(dir, { recursive: true });
+    execFileSync('mkfifo', [join(dir, 'item.yaml')]);
+    execFileSync('mkfifo', [join(dir, 'root.yaml')]);
+    writeFileSync(join(dir, 'openapi.yaml'), 'openapi: 3.1.0\ninfo: {title: x, version: 1.0.0}\npaths:\n  /a:\n    $ref: item.yaml\n');
+    expectOneLine(await diff(['generated/openapi.json', join(dir, 'openapi.yaml')]), /item\.yaml is not a regular file/);
+    expectOneLine(await diff(['generated/openapi.json', join(dir, 'root.yaml')]), /root\.yaml is not a regular file/);
+  });
+
+  it('reads what it checked: a path swapped for a FIFO or a symlink after the check is refused, not followed', () => {
+    // readBounded is what readSpecFiles reads through, with the path it has confined: the swap happens before it.
+    const dir = mkdtempSync(join(work, 'swap-'));
+    const fifo = join(dir, 'fifo.yaml');
+    execFileSync('mkfifo', [fifo]);
+    expect(() => readBounded(fifo, READ_LIMITS.fileBytes, 'fifo.yaml')).toThrow(/^fifo\.yaml is not a regular file/);
+    const link = join(dir, 'link.yaml');
+    symlinkSync(secretFile, link);
+    expect(() => readBounded(link, READ_LIMITS.fileBytes, 'link.yaml')).toThrow(/^link\.yaml is a symlink/);
+    expect(() => readBounded(dir, READ_LIMITS.fileBytes, 'dir')).toThrow(/^dir is not a regular file/);
+    const plain = join(dir, 'plain.yaml');
+    writeFileSync(plain, 'a: 1\n');
+    expect(readBounded(plain, 5, 'plain.yaml')).toBe('a: 1\n');
+    expect(() => readBounded(plain, 4, 'plain.yaml')).toThrow(/^plain\.yaml is over /);
+  });
+
+  it("spec/ at a git ref over the file count or the byte budget is refused from git's listing, before it is written out", async () => {
+    const { dir: repo, git } = await tempRepo(join(work, 'repo-budget'));
+    const bin = join(repo, 'cli', 'bin.cjs');
+    mkdirSync(join(repo, 'spec', 'many'));
+    for (let i = 0; i <= READ_LIMITS.treeFiles; i++) writeFileSync(join(repo, 'spec', 'many', `${i}.yaml`), `n: ${i}\n`);
+    expect((await git(['add', '-A'])).code).toBe(0);
+    expect((await git(['commit', '--quiet', '-m', 'many files'])).code).toBe(0);
+    expectOneLine(
+      await diff(['git:HEAD~1', 'git:HEAD'], repo, bin),
+      new RegExp(`^error: git:HEAD: spec/ holds \\d+ files, over the ${READ_LIMITS.treeFiles} the diff reads at a git ref$`),
+    );
+    expect((await git(['rm', '-r', '--quiet', 'spec/many'])).code).toBe(0);
+    // Zeros compress to nothing in git, but would unpack to their full size.
+    writeFileSync(join(repo, 'spec', 'zeros.bin'), Buffer.alloc(READ_LIMITS.treeBytes + 1));
+    expect((await git(['add', '-A'])).code).toBe(0);
+    expect((await git(['commit', '--quiet', '-m', 'big file'])).code).toBe(0);
+    expectOneLine(
+      await diff(['git:HEAD~2', 'git:HEAD'], repo, bin),
+      new RegExp(`^error: git:HEAD: spec/ holds \\d+\\.\\d MB, over the ${READ_LIMITS.treeBytes / 1024 / 1024} MB the diff reads at a git ref$`),
+    );
+    // The ref before both is read as ever.
+    const same = await diff(['git:HEAD~2', 'git:HEAD~2', '--format', 'json'], repo, bin);
+    expect([same.code, same.stderr]).toEqual([0, '']);
+  }, 120_000);
 });

@@ -2,11 +2,11 @@
 // in both directions, so that a Redocly upgrade that changes a rating fails here rather than in the gate; the
 // command's formats, exit codes and bad input; split roots and git refs; a schema cycle.
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { breakingBump, diffDocuments, type Change, type DiffReport } from '../diff/diff.ts';
+import { breakingBump, diffDocuments, type Change, type DiffReport, withChanges } from '../diff/diff.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: test fixtures, edited by path
 type Json = Record<string, any>;
@@ -260,9 +260,9 @@ describe('the version policy', () => {
 });
 
 type Ran = { code: number; stdout: string; stderr: string };
-function cli(args: string[]): Promise<Ran> {
+function cli(args: string[], cwd = ROOT): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, 'diff', ...args], { cwd: ROOT, encoding: 'utf8' }, (error, stdout, stderr) =>
+    execFile(process.execPath, [BIN, 'diff', ...args], { cwd, encoding: 'utf8' }, (error, stdout, stderr) =>
       resolve({ code: error && typeof error.code === 'number' ? error.code : 0, stdout, stderr }),
     );
   });
@@ -361,5 +361,49 @@ describe('service-external-api diff', () => {
       expect.objectContaining({ id: 'property-removed', level: 'ERR', direction: 'response', message: 'Property `is_outdated` of `Goal` was removed.' }),
     );
     expect(report.changes.map((c) => c.id)).toContain('api-version-not-bumped');
+  });
+
+  it("with no documents compares the last release with the working tree's spec (issue 43, minor 10)", async () => {
+    const releases = readdirSync(join(ROOT, 'spec', 'releases'))
+      .filter((f) => /^\d+\.\d+\.\d+\.json$/.test(f))
+      .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+    const last = `spec/releases/${releases.at(-1)}`;
+    const [bare, named] = await Promise.all([cli(['--format', 'json']), cli([last, 'spec/openapi.yaml', '--format', 'json'])]);
+    expect([bare.code, bare.stderr]).toEqual([named.code, '']);
+    expect(JSON.parse(bare.stdout)).toEqual(JSON.parse(named.stdout));
+    expect(JSON.parse(bare.stdout)).toMatchObject({ base: last, revision: 'spec/openapi.yaml' });
+    // The current directory's releases and spec come first: a 1.2.0 above a 1.10.0 is not the latest.
+    const project = mkdtempSync(join(tmpdir(), 'diff-default-'));
+    mkdirSync(join(project, 'spec', 'releases'), { recursive: true });
+    write(join(project, 'spec', 'releases'), '1.2.0.json', minimal());
+    write(join(project, 'spec', 'releases'), '1.10.0.json', minimal());
+    writeFileSync(join(project, 'spec', 'openapi.yaml'), JSON.stringify(warn));
+    const here = await cli(['--format', 'json'], project);
+    expect(JSON.parse(here.stdout)).toMatchObject({ base: 'spec/releases/1.10.0.json', revision: 'spec/openapi.yaml', counts: { ERR: 0, WARN: 1, INFO: 0 } });
+    expect((await cli(['--help'])).stdout).toContain('With neither: what changed since the last release');
+  });
+
+  it('the text header counts the lines it prints, and the changes when a change is listed under several operations (issue 43, minor 9)', async () => {
+    const { formatText } = await import('../diff/diff.ts');
+    const change = (id: string, level: Change['level'], operations: string[]): Change => ({
+      id,
+      level,
+      direction: 'response',
+      operation: operations[0] ?? null,
+      operations,
+      pointer: `#/${id}`,
+      message: `${id} happened.`,
+    });
+    const report = withChanges({ base: 'a', revision: 'b', changes: [], counts: { ERR: 0, WARN: 0, INFO: 0 } }, [
+      change('one', 'ERR', ['x', 'y']),
+      change('two', 'ERR', ['x', 'y', 'z']),
+      change('three', 'ERR', []),
+      change('four', 'INFO', ['x']),
+    ]);
+    const text = formatText(report, false);
+    const [header = '', ...rest] = text.split('\n');
+    expect(header).toBe('a → b: 6 ERR, 0 WARN, 1 INFO (3 ERR, 0 WARN, 1 INFO changes: a change is listed under each operation it reaches)');
+    expect(rest.filter((l) => /^ {2}ERR /.test(l))).toHaveLength(6);
+    expect(rest.filter((l) => /^ {2}INFO /.test(l))).toHaveLength(1);
   });
 });

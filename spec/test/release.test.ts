@@ -1,8 +1,10 @@
 // `npm run release` obeys the version policy and releases all or nothing (issue 33, items 3, 4, 7, 9), run in a
 // repository of its own in the temporary folder (never this checkout's git): a bump smaller than the changes need is
 // refused in one line naming the bump needed; a spec that does not lint is refused in one line naming the file, the
-// rule and why; neither changes a file. A release that goes through writes every file, records its commit, and puts
-// the behaviour the mock changed since the last release's commit into the CHANGELOG.
+// rule and why; neither changes a file. A release that goes through releases the working tree (issue 43, major 3):
+// it writes every file, puts the behaviour the working tree's mock changed since the last release into the CHANGELOG
+// (an uncommitted template change included), records what it released as a commit of its own without moving HEAD or
+// the index, and the next release starts from that commit.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,6 +61,9 @@ beforeAll(async () => {
   edit('mock/src/operations/outcome.ts', /forbidden: errors\.FORBIDDEN,/, 'forbidden: errors.OPERATION_FAILED,');
   expect((await git(['add', '-A'])).code).toBe(0);
   expect((await git(['commit', '--quiet', '-m', 'breaking changes'])).code).toBe(0);
+  // Not committed: a message template reworded, so the working tree's mock answers a request missing a field with
+  // 500 (issue 43, major 3). The release releases the working tree, so it lists that.
+  edit('spec/components/messages.yaml', /^( {2}missingFields: )'Missing required fields: \{names\}'$/m, "$1'Required fields missing: {names}'");
 }, 120_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -107,25 +112,53 @@ describe('npm run release', () => {
     }
   }, 300_000);
 
-  it('releases a large enough bump: every file at once, its commit recorded, the behaviour change in the CHANGELOG', async () => {
+  it('releases the working tree (an uncommitted template change shows as the behaviour change it makes) and records it as a commit of its own', async () => {
+    const head = (await git(['rev-parse', 'HEAD'])).stdout.trim();
+    const status = (await git(['status', '--porcelain'])).stdout;
     const ran = await release(['0.2.0']);
     expect([ran.code, ran.stderr]).toEqual([0, '']);
     expect(ran.stdout).toMatch(
-      /^released 0\.2\.0: spec\/openapi\.yaml, generated\/.*, package\.json, spec\/releases\/0\.2\.0\.json, spec\/releases\/0\.2\.0\.commit, CHANGELOG\.md\n$/,
+      /^released 0\.2\.0: spec\/openapi\.yaml, generated\/.*, package\.json, spec\/releases\/0\.2\.0\.json, CHANGELOG\.md, spec\/releases\/0\.2\.0\.commit\n$/,
     );
     expect(readFileSync(join(repo, 'spec', 'openapi.yaml'), 'utf8')).toMatch(/^ {2}version: 0\.2\.0$/m);
     expect(JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).version).toBe('0.2.0');
     expect(JSON.parse(readFileSync(join(repo, 'generated', 'openapi.json'), 'utf8')).info.version).toBe('0.2.0');
-    expect(readFileSync(join(repo, 'spec', 'releases', '0.2.0.commit'), 'utf8')).toBe(`${(await git(['rev-parse', 'HEAD'])).stdout.trim()}\n`);
     const changelog = readFileSync(join(repo, 'CHANGELOG.md'), 'utf8');
     const section = changelog.slice(changelog.search(/^## 0\.2\.0 - \d{4}-\d{2}-\d{2}$/m), changelog.search(/^## 0\.1\.0 /m));
     expect(section).toMatch(/^### Breaking$/m);
     expect(section).toContain('- `resumeProject`: Response `406` was removed. (response, `response-removed`)');
+    // The committed mock change (403 → 500) and the working tree's template change (400 → 500), both listed.
     expect(section).toMatch(/^- `closeGoal`: Answered 500, was 403: \d+ cases?, e\.g\. .* \(response, `behaviour-status-changed`\)$/m);
     expect(section).toMatch(/^- `resumeProject`: Answered 500, was 403: \d+ cases?, e\.g\. .* \(response, `behaviour-status-changed`\)$/m);
+    // The reworded template is no instance of the spec's 400 example any more: the working tree's mock answers 500.
+    expect(section).toMatch(/^- `closeGoal`: Answered 500, was 400: \d+ cases?, e\.g\. .*missing fields.* \(response, `behaviour-status-changed`\)$/m);
+    expect(section).toMatch(/^- `resumeProject`: Answered 500, was 400: \d+ cases?, e\.g\. .*missing fields.* \(response, `behaviour-status-changed`\)$/m);
+    // Nothing of the user's git state moved: HEAD, the branch, the index (the template change is still unstaged).
+    expect((await git(['rev-parse', 'HEAD'])).stdout.trim()).toBe(head);
+    expect((await git(['diff', '--cached', '--name-only'])).stdout).toBe('');
+    expect(status).toContain(' M spec/components/messages.yaml');
+    // What was released is a commit on top of HEAD holding the working tree as released, kept by refs/releases/0.2.0.
+    const record = readFileSync(join(repo, 'spec', 'releases', '0.2.0.commit'), 'utf8');
+    const [commit = ''] = record.split('\n');
+    expect(commit).toMatch(/^[0-9a-f]{40}$/);
+    expect(record).toContain(`made on top of ${head}`);
+    expect((await git(['rev-parse', `${commit}^`])).stdout.trim()).toBe(head);
+    expect((await git(['rev-parse', 'refs/releases/0.2.0'])).stdout.trim()).toBe(commit);
+    for (const file of ['spec/components/messages.yaml', 'spec/openapi.yaml', 'CHANGELOG.md', 'spec/releases/0.2.0.json', 'generated/openapi.json'])
+      expect((await git(['show', `${commit}:${file}`])).stdout, file).toBe(readFileSync(join(repo, file), 'utf8'));
     // No temporary file is left beside what was written.
     expect([...snapshot().keys()].filter((f) => /\.release-\d+$/.test(f))).toEqual([]);
     // The worktrees the behaviour diff made are gone.
     expect((await git(['worktree', 'list'])).stdout.trim().split('\n')).toHaveLength(1);
+  }, 400_000);
+
+  it('starts the next release from what the last one released, not from the commit it was made on', async () => {
+    // Nothing changed since 0.2.0 was released (the template change was released, though never committed).
+    const ran = await release(['0.2.1']);
+    expect([ran.code, ran.stderr]).toEqual([0, '']);
+    const changelog = readFileSync(join(repo, 'CHANGELOG.md'), 'utf8');
+    const section = changelog.slice(changelog.search(/^## 0\.2\.1 /m), changelog.search(/^## 0\.2\.0 /m));
+    expect(section).not.toMatch(/behaviour-/);
+    expect(section).toContain('- No change to the contract.');
   }, 400_000);
 });

@@ -1,7 +1,9 @@
-// `npm run release -- <version>`: releases the contract as it stands. Sets spec/openapi.yaml's info.version (and, through
-// `npm run generate`, package.json's), keeps the bundled document as spec/releases/<version>.json (what the version
-// gate in `npm test` compares every later edit with), and puts a section for the version at the top of CHANGELOG.md,
-// written from the diff against the last release. Then commit, tag and publish as usual.
+// `npm run release -- <version>`: releases the contract as it stands in the working tree (committed or not). Sets
+// spec/openapi.yaml's info.version (and, through `npm run generate`, package.json's), keeps the bundled document as
+// spec/releases/<version>.json (what the version gate in `npm test` compares every later edit with), puts a section
+// for the version at the top of CHANGELOG.md, written from the diff against the last release (the spec's, and the
+// behaviour of the working tree's mock against the last release's), and records what it released as a commit of its
+// own (spec/releases/<version>.commit; release-tree.ts). Then commit, tag and publish as usual.
 //   node spec/tools/release.ts <version>     exit 0 released, 2 a bad version (one line)
 //   node spec/tools/release.ts --sync        info.version := package.json's version, and generate (npm's `version`
 //                                            lifecycle script: `npm version minor` bumps both)
@@ -10,9 +12,10 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Change, compareDocuments, DiffInputError, formatMarkdown, loadDocument, semver, withChanges } from '../diff/diff.ts';
+import { type Change, compareDocuments, DiffInputError, formatChangelog, loadDocument, semver, withChanges } from '../diff/diff.ts';
 import { isObject, listOperations } from '../lib/openapi.ts';
 import { bumpNeeded, lintProblems } from './release-checks.ts';
+import { commitRecord, isGitRoot, keepReleaseCommit, releaseCommit, releasedCommit, stageWorkingTree } from './release-tree.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const RELEASES = join(ROOT, 'spec', 'releases');
@@ -25,12 +28,12 @@ The changes to the API contract (\`spec/\`), newest first, one section per relea
 \`service-external-api diff\` grades them for a client written against the version before: **Breaking** (ERR) changes
 break such a client, **May break** (WARN) ones can, **Safe** (INFO) ones do not. A breaking change comes with a major
 version (a minor one while the version is 0.x). Changes of behaviour the mock shows (ids \`behaviour-…\`) are listed
-with them, from the commit of the last release to the one released.
+with them, from what the last release released to what this one does.
 `;
 
+/** Refuses the release: thrown, so the staging copy is removed, and printed as one line, exit 2, by the entry below. */
 function fail(message: string): never {
-  process.stderr.write(`error: ${message}\n`);
-  process.exit(2);
+  throw new DiffInputError(message);
 }
 
 /** The released versions, oldest first (spec/releases/<version>.json). */
@@ -79,7 +82,6 @@ function generate(): Promise<Ran> {
   return run(process.execPath, [join(ROOT, 'spec', 'tools', 'generate.ts')], ROOT);
 }
 
-/** The commit a release was made from (spec/releases/<version>.commit), if it was recorded. */
 /**
  * The changelog with a section for `version` at the top: the graded changes, then what stood under `## Unreleased`
  * (notes on the package's other parts, written as they landed), whose heading goes.
@@ -93,12 +95,6 @@ export function withRelease(changelog: string, version: string, date: string, se
   const top = at < 0 ? `${existing.trimEnd()}\n\n` : existing.slice(0, at);
   const tail = at < 0 ? '' : existing.slice(at);
   return `${top}## ${version} - ${date}\n\n${body}\n\n${tail}`.replace(/\n{3,}/g, '\n\n').replace(/\n*$/, '\n');
-}
-
-function releaseCommit(version: string): string | undefined {
-  const file = join(RELEASES, `${version}.commit`);
-  const text = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
-  return /^[0-9a-f]{40}$/.test(text) ? text : undefined;
 }
 
 /**
@@ -122,9 +118,10 @@ function writeAll(files: ReadonlyMap<string, string>): void {
 }
 
 /**
- * Releases `version`: everything is built in a staging copy first (the spec with the new version, linted and
- * generated; the diff against the last release, with the behaviour diff since its commit), the bump is checked against
- * what the changes need, and only then every file is written, at once.
+ * Releases `version`: everything is built in a staging copy of the working tree first (the spec with the new version,
+ * linted and generated; the diff against the last release, with the behaviour diff of the staged tree's mock against
+ * the last release's), the bump is checked against what the changes need, and only then every file is written, at
+ * once, with the commit that records them.
  */
 async function release(version: string, options: { behaviour: boolean }): Promise<void> {
   const parsed = semver(version);
@@ -138,14 +135,19 @@ async function release(version: string, options: { behaviour: boolean }): Promis
   const specText = withSpecVersion(readFileSync(SPEC, 'utf8'), version);
   if (specText === undefined) fail('spec/openapi.yaml has no info.version line to set');
 
-  // The staging copy: what `npm run generate` reads, with the new version.
-  const stage = mkdtempSync(join(tmpdir(), 'api-release-'));
+  // The staging copy: the working tree as git would commit it (tracked or new files, ignored ones left out), with the
+  // new version; outside a git work tree, the files `npm run generate` reads.
+  const inGit = await isGitRoot(ROOT);
+  const staged = inGit ? await stageWorkingTree(ROOT) : undefined;
+  const stage = staged?.dir ?? mkdtempSync(join(tmpdir(), 'api-release-'));
   try {
-    cpSync(join(ROOT, 'spec'), join(stage, 'spec'), { recursive: true, filter: (source) => !source.startsWith(RELEASES) });
-    // generated/ too: spec/lib, which the generator imports, reads the current runtime document.
-    for (const file of ['mock/openapi.yaml', 'mock/redocly.yaml', 'package.json', 'generated'])
-      cpSync(join(ROOT, file), join(stage, file), { recursive: true });
-    symlinkSync(join(ROOT, 'node_modules'), join(stage, 'node_modules'));
+    if (!staged) {
+      cpSync(join(ROOT, 'spec'), join(stage, 'spec'), { recursive: true, filter: (source) => !source.startsWith(RELEASES) });
+      // generated/ too: spec/lib, which the generator imports, reads the current runtime document.
+      for (const file of ['mock/openapi.yaml', 'mock/redocly.yaml', 'package.json', 'generated'])
+        cpSync(join(ROOT, file), join(stage, file), { recursive: true });
+      symlinkSync(join(ROOT, 'node_modules'), join(stage, 'node_modules'));
+    }
     writeFileSync(join(stage, 'spec', 'openapi.yaml'), specText);
     const problems = await lintProblems(stage);
     if (problems.length > 0)
@@ -154,6 +156,10 @@ async function release(version: string, options: { behaviour: boolean }): Promis
     const ran = await run(process.execPath, [join(stage, 'spec', 'tools', 'generate.ts'), '--generated', generated], stage);
     if (ran.code !== 0) fail(`npm run generate fails, nothing was released: ${lastWords(ran)}`);
     const current = join(generated, 'openapi.json');
+    const manifest = readFileSync(join(ROOT, 'package.json'), 'utf8').replace(/^( {2}"version": )"[^"]*"/m, `$1${JSON.stringify(version)}`);
+    // The staged tree is now what is released (its generated files and version too): the mock the behaviour diff runs.
+    for (const name of readdirSync(generated)) cpSync(join(generated, name), join(stage, 'generated', name));
+    writeFileSync(join(stage, 'package.json'), manifest);
 
     let changes: Change[] = [];
     let section: string;
@@ -167,11 +173,13 @@ async function release(version: string, options: { behaviour: boolean }): Promis
       try {
         const report = await compareDocuments(base, revision, { base: `spec/releases/${last}.json`, revision: 'spec/' });
         changes = report.changes.filter((c) => c.id !== 'api-version-changed' && c.id !== 'api-version-not-bumped');
-        const since = releaseCommit(last);
-        if (options.behaviour && since !== undefined) {
-          // What the mock does, from the last release's commit to this one: a status or an error text a client sees.
+        const since = options.behaviour && inGit ? await releasedCommit(ROOT, RELEASES, last) : undefined;
+        if (options.behaviour && since === undefined)
+          process.stderr.write(`release: no commit of ${last} in this repository (spec/releases/${last}.commit), so no behaviour diff\n`);
+        if (since !== undefined && staged) {
+          // What the mock does: the last release's tree against the staged working tree (a status or a text a client sees).
           const { behaviourDiff } = await import('../diff/behaviour.ts');
-          const found = await behaviourDiff(since, 'HEAD', revision.document, changes, { suite: false });
+          const found = await behaviourDiff(since, { dir: stage, name: 'the working tree' }, revision.document, changes, { suite: false });
           changes.push(...found.changes);
         }
       } finally {
@@ -180,24 +188,26 @@ async function release(version: string, options: { behaviour: boolean }): Promis
       }
       const needed = bumpNeeded(last, changes);
       if (needed && !needed.allows(version)) fail(`${version} is too small a bump: ${needed.reason}`);
-      section = formatMarkdown(withChanges({ base: last, revision: version, changes: [], counts: { ERR: 0, WARN: 0, INFO: 0 } }, changes));
+      section = formatChangelog(withChanges({ base: last, revision: version, changes: [], counts: { ERR: 0, WARN: 0, INFO: 0 } }, changes));
     }
 
     // Every file the release writes, then written at once.
     const files = new Map<string, string>();
     files.set(SPEC, specText);
     for (const name of readdirSync(generated)) files.set(join(ROOT, 'generated', name), readFileSync(join(generated, name), 'utf8'));
-    const manifest = readFileSync(join(ROOT, 'package.json'), 'utf8');
-    files.set(join(ROOT, 'package.json'), manifest.replace(/^( {2}"version": )"[^"]*"/m, `$1${JSON.stringify(version)}`));
+    files.set(join(ROOT, 'package.json'), manifest);
     files.set(join(RELEASES, `${version}.json`), readFileSync(current, 'utf8'));
-    const head = await run('git', ['rev-parse', '--verify', '--quiet', 'HEAD'], ROOT);
-    if (head.code === 0 && /^[0-9a-f]{40}$/.test(head.stdout.trim())) files.set(join(RELEASES, `${version}.commit`), `${head.stdout.trim()}\n`);
     const date = new Date().toISOString().slice(0, 10);
     files.set(CHANGELOG, withRelease(existsSync(CHANGELOG) ? readFileSync(CHANGELOG, 'utf8') : INTRO, version, date, section));
+    // What is released, recorded as a commit of its own (the working tree with these files), for the next release.
+    const recorded = inGit ? await releaseCommit(ROOT, files, `Release ${version} of the API contract (the working tree as released)`) : undefined;
+    if (recorded) files.set(join(RELEASES, `${version}.commit`), commitRecord(recorded));
     writeAll(files);
+    if (recorded) await keepReleaseCommit(ROOT, version, recorded.commit);
     process.stdout.write(`released ${version}: ${[...files.keys()].map((f) => relative(ROOT, f)).join(', ')}\n`);
   } finally {
-    rmSync(stage, { recursive: true, force: true });
+    if (staged) staged.remove();
+    else rmSync(stage, { recursive: true, force: true });
   }
 }
 
