@@ -9,7 +9,8 @@ import { isObject } from '../../spec/lib/openapi.ts';
 import { createClient, RequestTimeout, TransportError, type ApiRequest, type ApiResponse, type Client, type Exchange } from '../io/client.ts';
 import { checkResponse } from './check-response.ts';
 import { mediaTypeOf } from '../../spec/lib/conformance.ts';
-import { PERSONAS, recordVariable, tokenVariable, type Persona, type RecordGroup, type RecordStory } from '../io/env.ts';
+import { PERSONAS, recordVariable, tokenVariable, WRITERS, type Persona, type RecordGroup, type RecordStory } from '../io/env.ts';
+import type { Caller } from '../model/caller.ts';
 import { Coverage } from '../model/coverage.ts';
 import { compare, type Expectation, withoutExcusedMediaType } from '../model/expected.ts';
 import { headerRules, RequestIds } from '../model/headers.ts';
@@ -150,6 +151,13 @@ export function contract(ctx: TestContext): Contract {
     if (warnings.length > 0) ctx.task.meta.contractWarnings = [...(ctx.task.meta.contractWarnings ?? []), ...warnings];
   };
 
+  /** Who a persona's request is from: its person (env.ts WRITERS), with the persona table's bindings (caller.ts). */
+  const callerOf = (auth: Auth): Caller | undefined => {
+    const persona = auth && 'persona' in auth && auth.scheme === undefined ? auth.persona : undefined;
+    const person = persona === undefined ? undefined : t.people[persona];
+    return persona === undefined || person === undefined ? undefined : { person, persona, exact: true };
+  };
+
   const scopeOf = (built: ApiRequest): string => `${t.mockSession ?? ''} ${JSON.stringify(built.headers['authorization'] ?? null)}`;
 
   /**
@@ -158,14 +166,14 @@ export function contract(ctx: TestContext): Contract {
    */
   const readBaseline = async (request: Send, built: ApiRequest): Promise<void> => {
     const auth = request.auth;
-    if (!t.mock || request.outsideSpec || !isObject(request.body) || !auth || !('persona' in auth) || auth.persona !== 'full_access') return;
+    if (!t.mock || request.outsideSpec || !isObject(request.body) || !auth || !('persona' in auth) || !WRITERS.includes(auth.persona)) return;
     const id = request.body[request.op.targetField];
     const scope = scopeOf(built);
     if (typeof id !== 'string' || decodeId(id).kind !== 'uuid' || memory.knows(scope, id)) return;
     const headers: Record<string, string> = { accept: 'application/json' };
     if (t.mockSession) headers[MOCK_SESSION_HEADER] = t.mockSession;
     try {
-      const view = await t.client.send({ method: 'GET', path: `/__mock/records/${encodeURIComponent(id)}`, headers });
+      const view = await t.client.send({ method: 'GET', path: `/__mock/records/${encodeURIComponent(id)}?as=${auth.persona}`, headers });
       if (view.status === 200) memory.baseline(scope, JSON.parse(view.text));
     } catch {
       // No baseline: the record's first answer is compared from the next write on.
@@ -200,7 +208,16 @@ export function contract(ctx: TestContext): Contract {
     const violations = [...checkResponse(operationId, response), ...headers];
     coverage.exchange(operationId, built.body, response.status, json);
     coverage.rule(operationId, 'spec');
-    if (response.status === 200) violations.push(...answerRules(operationId, response.headers, json, { memory, coverage, scope: scopeOf(built) }));
+    if (response.status === 200)
+      violations.push(
+        ...answerRules(
+          operationId,
+          response.headers,
+          json,
+          { memory, coverage, scope: scopeOf(built) },
+          { text: response.text, caller: callerOf(request.auth) },
+        ),
+      );
     return { request: built, response, violations, json };
   };
 

@@ -197,6 +197,15 @@ export function closeRules(exchange: Exchange, sent: Json, caller?: string): Vio
           `close bumps updated_at in the same write, so it is not before closed_at (RULES.md#close-response): updated_at ${updatedAt}, closed_at ${closedAt}`,
         ),
       );
+    // The same write sets both (goal_closing.ex's changeset and timestamps()): the same instant, to the second.
+    else if (typeof updatedAt === 'string' && Date.parse(updatedAt) - Date.parse(closedAt) > 1000)
+      out.push(
+        violation(
+          at('goal', 'updated_at'),
+          'state.updated',
+          `close sets closed_at and bumps updated_at in the same write, so they are the same instant, to the second (RULES.md#timestamps): updated_at ${updatedAt} is ${Math.round((Date.parse(updatedAt) - Date.parse(closedAt)) / 1000)} s after closed_at ${closedAt}`,
+        ),
+      );
   }
   if (status !== sent['success_status'])
     out.push(

@@ -4,7 +4,7 @@
 // write is recorded against, it must be the caller (CONTRACT_PERSON_ID). On this package's mock each test starts
 // from the seed.
 import { beforeEach, describe, it } from 'vitest';
-import { RECORD_STORIES, personVariable, type RecordStory } from '../io/env.ts';
+import { RECORD_STORIES, WRITERS, personVariable, tokenVariable, type RecordStory } from '../io/env.ts';
 import { one, success } from '../model/expected.ts';
 import { contract, resetTarget } from '../harness/harness.ts';
 import { operationModels, PROFILES } from '../model/profiles.ts';
@@ -26,6 +26,18 @@ for (const op of operationModels()) {
             await c.check({ op, body, auth: { persona: 'full_access' } }, one(success), (ex) => STATE_RULES[op.operationId](ex, body, story, c.target.person));
           });
         }
+      }
+
+      // Every other persona production lets write (env.ts WRITERS: a valid token with edit rights) writes too: what the
+      // answer says depends on who writes (permissions, the person recorded), so each caller's answer is held to it.
+      for (const writer of WRITERS.filter((w) => w !== 'full_access')) {
+        it(`The ${writer} persona writes too: 200 on the ${PROFILES[op.operationId].target} ${record}, every state rule holds for it as the caller, and every record's permissions are its own (RULES.md#caller-fields; needs ${tokenVariable(writer)})`, async (ctx) => {
+          const c = contract(ctx);
+          if (c.target.tokens[writer] === undefined) return ctx.skip(`needs ${tokenVariable(writer)} (not set)`);
+          const story = PROFILES[op.operationId].target;
+          const body = baseBody(op, c.record(op.group, story));
+          await c.check({ op, body, auth: { persona: writer } }, one(success), (ex) => STATE_RULES[op.operationId](ex, body, story, c.target.people[writer]));
+        });
       }
 
       const fields = CALLER_FIELDS[op.operationId];
