@@ -2,6 +2,7 @@
 // startFaultProxy). Shared by the suite's fault test (faults.test.ts: the suite must fail naming each one) and the
 // validation proxy's (proxy.test.ts: the proxy must report each one its smoke set reaches).
 import { messages, texts } from '../../spec/lib/messages.ts';
+import { productionJson } from '../../spec/lib/number-form.ts';
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
 import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 import type { Fault, ProxiedReply, ProxiedRequest } from './support.ts';
@@ -37,7 +38,8 @@ function on200(change: (body: JsonObject, req: ProxiedRequest) => void): Fault {
       const body = reply.status === 200 ? jsonObjectOf(reply.body) : undefined;
       if (!body) return reply;
       change(body, req);
-      return { ...reply, body: JSON.stringify(body) };
+      // Written back as production writes numbers, so that only the change is a fault (spec/lib/number-form.ts).
+      return { ...reply, body: productionJson(body) };
     },
   };
 }
@@ -833,6 +835,113 @@ export const cases: Case[] = [
         expect: [
           /response\.body\.goal\.projects\[\d\]\.permissions {2}a project's permissions come from one access level, so has_full_access implies can_comment/,
         ],
+      },
+    ],
+  },
+  // Beyond one caller (issue 44): what only another allowed caller, a list order, a nested id, a number's bytes or two
+  // timestamps of one answer show. Each fault is one the earlier rules let through. The faults on the bytes come last:
+  // the others parse and write the body again.
+  {
+    name: 'beyond one caller: the editor with full access, nested permissions not the caller’s, contributors and targets out of order, a goal’s projects naming its parent, 70.0 and 100 for the numbers, updated_at two hours after closed_at',
+    files: ['state', 'closeGoal', 'resumeProject'],
+    exit: 1,
+    faults: [
+      {
+        name: 'the editor gets full access in every answer',
+        fault: (tokens) => ({
+          response: (req, r) => {
+            const editor = tokens['editor'];
+            if (r.status !== 200 || editor === undefined || !(req.headers['authorization'] ?? '').includes(editor)) return r;
+            const body = jsonObjectOf(r.body);
+            if (!body) return r;
+            for (const key of ['project', 'goal']) {
+              const permissions = entity(body, key)['permissions'];
+              if (isObject(permissions)) permissions['has_full_access'] = true;
+            }
+            return { ...r, body: productionJson(body) };
+          },
+        }),
+        expect: [
+          /response\.body\.(project|goal)\.permissions {2}a (project|goal)'s permissions are the caller's own, the highest of their bindings \(RULES\.md#caller-fields\): the editor caller .* so at most level 70; got the flags of level 100/,
+        ],
+      },
+      {
+        name: 'a nested project’s permissions are not the caller’s (the champion without full access)',
+        fault: () => ({
+          controls: true,
+          ...on200((body) => {
+            const projects = entity(body, 'goal')['projects'];
+            if (!Array.isArray(projects)) return;
+            for (const project of projects) {
+              const permissions = isObject(project) ? project['permissions'] : undefined;
+              if (isObject(permissions) && permissions['has_full_access'] === true) permissions['has_full_access'] = false;
+            }
+          }),
+        }),
+        expect: [
+          /response\.body\.goal\.projects\[\d\]\.permissions {2}a project's permissions are the caller's own.*: the full_access caller .* is the champion \(100\).* so level 100; got the flags of level 70/,
+        ],
+      },
+      {
+        name: 'contributors champion, contributor, reviewer',
+        fault: () => ({
+          controls: true,
+          ...on200((body) => {
+            const contributors = entity(body, 'project')['contributors'];
+            if (!Array.isArray(contributors) || contributors.length < 3) return;
+            const [champion, reviewer, ...rest] = contributors;
+            contributors.splice(0, contributors.length, champion, ...rest, reviewer);
+          }),
+        }),
+        expect: [/response\.body\.project\.contributors {2}a project's contributors come champion, reviewer, contributor, then by full name/],
+      },
+      {
+        name: 'targets newest first',
+        fault: () => ({
+          controls: true,
+          ...on200((body) => {
+            const targets = entity(body, 'goal')['targets'];
+            if (Array.isArray(targets)) targets.reverse();
+          }),
+        }),
+        expect: [/response\.body\.goal\.targets {2}a goal's targets come in the order of their index/],
+      },
+      {
+        name: 'a goal’s projects name its parent goal',
+        fault: () => ({
+          controls: true,
+          ...on200((body) => {
+            const goal = entity(body, 'goal');
+            const parent = goal['parent_goal_id'];
+            const projects = goal['projects'];
+            if (typeof parent !== 'string' || !Array.isArray(projects)) return;
+            for (const project of projects) if (isObject(project)) project['goal_id'] = parent.split('-').at(-1) ?? parent;
+          }),
+        }),
+        expect: [/response\.body\.goal\.projects\[\d\]\.goal_id {2}a project the goal lists names the goal that holds it/],
+      },
+      {
+        name: 'updated_at two hours after closed_at (local time written as UTC)',
+        fault: () =>
+          on200((body) => {
+            const goal = entity(body, 'goal');
+            const closedAt = goal['closed_at'];
+            if (typeof closedAt === 'string' && goal['is_closed'] === true)
+              goal['updated_at'] = new Date(Date.parse(closedAt) + 7_200_000).toISOString().replace('.000Z', 'Z');
+          }),
+        expect: [/response\.body\.goal\.updated_at {2}close sets closed_at and bumps updated_at in the same write, so they are the same instant/],
+      },
+      {
+        name: 'access levels written 70.0',
+        fault: () => ({ response: (_req, r) => (r.status === 200 ? { ...r, body: r.body.replace(/"space":70([,}])/g, '"space":70.0$1') } : r) }),
+        expect: [/response\.body\.(project|goal)\.access_levels\.space {2}space is an integer field .* like 70; got 70\.0/],
+      },
+      {
+        name: 'a whole float written as an integer (progress 100)',
+        fault: () => ({
+          response: (_req, r) => (r.status === 200 ? { ...r, body: r.body.replace(/"progress_percentage":(\d+)\.0([,}])/g, '"progress_percentage":$1$2') } : r),
+        }),
+        expect: [/response\.body\.goal\.progress_percentage {2}progress_percentage is a float field .*: \d+\.0; got \d+ /],
       },
     ],
   },
