@@ -93,6 +93,10 @@ export type Contract = {
   send(request: Send): Promise<Exchange>;
   /** Sends, compares with production's answer and the spec, applies `rules`, and fails with every violation. */
   check(request: Send, expectation: Expectation | undefined, rules?: (exchange: Exchange) => Violation[]): Promise<Exchange>;
+  /** Fails the test with `violations` of an exchange already checked (rules that read more than the answer). */
+  judge(exchange: Exchange, violations: Violation[]): void;
+  /** On this package's mock, its state (GET /__mock/state, the run's session); undefined on any other target. */
+  mockState(): Promise<unknown>;
 };
 
 export function contract(ctx: TestContext): Contract {
@@ -226,11 +230,21 @@ export function contract(ctx: TestContext): Contract {
     if (errorsOf(violations).length > 0) fail(exchange.request, exchange.response, violations);
   };
 
+  const mockState = async (): Promise<unknown> => {
+    if (!t.mock) return undefined;
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (t.mockSession) headers[MOCK_SESSION_HEADER] = t.mockSession;
+    const answer = await t.client.send({ method: 'GET', path: '/__mock/state', headers });
+    return answer.status === 200 ? JSON.parse(answer.text) : undefined;
+  };
+
   return {
     target: t,
     token,
     record,
     send,
+    judge,
+    mockState,
     async check(request, expectation, rules) {
       const exchange = await send(request);
       const violations = [...exchange.violations];

@@ -27,7 +27,10 @@ export type ResolvedTarget = {
   records: RecordIds;
   /** The person id the full-access token acts as (CONTRACT_PERSON_ID, or the mock's people.full_access). */
   person: string | undefined;
-  /** Each writer's person id (env.ts WRITERS: CONTRACT_<NAME>_PERSON_ID, or the mock's people), for the caller's rules. */
+  /**
+   * Each writer's person id (env.ts WRITERS: CONTRACT_<NAME>_PERSON_ID, or the mock's people), for the caller's rules;
+   * on the mock, every persona's.
+   */
   people: Partial<Record<Persona, string>>;
   /** Where each fixture variable's value came from. */
   sources: Record<string, 'env' | 'mock'>;
@@ -143,11 +146,13 @@ export async function resolveTarget(config: ContractConfig): Promise<ResolvedTar
   };
   fill('projects', fixtures.projects);
   fill('goals', fixtures.goals);
-  for (const writer of WRITERS) {
-    const person = fixtures.people[writer];
-    if (resolved.people[writer] === undefined && person !== undefined) {
-      resolved.people[writer] = person;
-      sources[personVariable(writer)] = 'mock';
+  // Every persona's person the mock names: the writers' (each a variable too), and the others' for the writes that
+  // name people (a subscriber without access, a person mentioned).
+  for (const persona of PERSONAS) {
+    const person = fixtures.people[persona];
+    if (resolved.people[persona] === undefined && person !== undefined) {
+      resolved.people[persona] = person;
+      if (WRITERS.includes(persona)) sources[personVariable(persona)] = 'mock';
     }
   }
   resolved.person = resolved.people['full_access'];

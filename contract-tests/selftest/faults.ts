@@ -43,6 +43,31 @@ function on200(change: (body: JsonObject, req: ProxiedRequest) => void): Fault {
     },
   };
 }
+/** Rewrites the mock's state (GET /__mock/state) as an implementation whose rows are wrong would show it. */
+function onState(change: (state: JsonObject) => void): Fault {
+  return {
+    controls: true,
+    response: (req, reply) => {
+      const state = req.path.startsWith('/__mock/state') && reply.status === 200 ? jsonObjectOf(reply.body) : undefined;
+      if (!state) return reply;
+      change(state);
+      return { ...reply, body: JSON.stringify(state) };
+    },
+  };
+}
+/** Rewrites the subscriptions of the newest subscription list (`rows`, among `all` the state's subscriptions). */
+function onNewestList(change: (rows: JsonObject[], all: unknown[]) => void): Fault {
+  return onState((state) => {
+    const lists = state['subscription_lists'];
+    const all = state['subscriptions'];
+    const newest: unknown = Array.isArray(lists) ? lists.at(-1) : undefined;
+    if (!isObject(newest) || !Array.isArray(all)) return;
+    change(
+      all.filter((r): r is JsonObject => isObject(r) && r['subscription_list_id'] === newest['id']),
+      all,
+    );
+  });
+}
 function entity(body: JsonObject, key: string): JsonObject {
   const value = body[key];
   return isObject(value) ? value : {};
@@ -942,6 +967,88 @@ export const cases: Case[] = [
           response: (_req, r) => (r.status === 200 ? { ...r, body: r.body.replace(/"progress_percentage":(\d+)\.0([,}])/g, '"progress_percentage":$1$2') } : r),
         }),
         expect: [/response\.body\.goal\.progress_percentage {2}progress_percentage is a float field .*: \d+\.0; got \d+ /],
+      },
+    ],
+  },
+  // The subscriptions and notifications of a write that names people (RULES.md#subscriptions), as the state shows them
+  // (an implementation whose rows are wrong: the mock's GET /__mock/state rewritten as such an implementation's).
+  {
+    name: 'subscriptions: a mentioned person invited, the author notified, the caller subscribed twice',
+    files: ['state'],
+    exit: 1,
+    faults: [
+      {
+        name: 'a mentioned person subscribed as invited',
+        fault: () =>
+          onNewestList((rows) => {
+            for (const row of rows) if (row['type'] === 'mentioned') row['type'] = 'invited';
+          }),
+        expect: [/state\.subscriptions {2}the comment_only person is subscribed as "mentioned" \(only mentioned; RULES\.md#subscriptions\); got "invited"/],
+      },
+      {
+        name: 'the author notified of their own write',
+        fault: () =>
+          onState((state) => {
+            const activities = state['activities'];
+            const notifications = state['notifications'];
+            const last: unknown = Array.isArray(activities) ? activities.at(-1) : undefined;
+            if (!isObject(last) || !Array.isArray(notifications)) return;
+            notifications.push({
+              ...(isObject(notifications[0]) ? notifications[0] : {}),
+              id: `author-${String(last['id'])}`,
+              person_uuid: last['author_uuid'],
+              activity_id: last['id'],
+            });
+          }),
+        expect: [/state\.notifications {2}the author of a write is never notified of it \(RULES\.md#side-effects\); the (full_access|editor) person was/],
+      },
+      {
+        name: 'the caller subscribed twice',
+        fault: () =>
+          onNewestList((rows, all) => {
+            const invited = rows.find((r) => r['type'] === 'invited');
+            if (invited) all.push({ ...invited, id: `${String(invited['id'])}-again` });
+          }),
+        expect: [
+          /state\.subscriptions {2}each person is subscribed once, however often they are listed or mentioned \(RULES\.md#subscriptions\); the \w+ person has 2 subscriptions/,
+        ],
+      },
+    ],
+  },
+  {
+    name: 'subscriptions: a mention not subscribed, a listed person without access notified',
+    files: ['state'],
+    exit: 1,
+    faults: [
+      {
+        name: 'a listed person without access notified',
+        fault: () =>
+          onState((state) => {
+            const [activities, lists, subscriptions, notifications] = ['activities', 'subscription_lists', 'subscriptions', 'notifications'].map(
+              (k) => state[k],
+            );
+            const last: unknown = Array.isArray(activities) ? activities.at(-1) : undefined;
+            const list: unknown = Array.isArray(lists) ? lists.at(-1) : undefined;
+            if (!isObject(last) || !isObject(list) || !Array.isArray(subscriptions) || !Array.isArray(notifications)) return;
+            const notified = new Set(notifications.flatMap((n) => (isObject(n) && n['activity_id'] === last['id'] ? [n['person_uuid']] : [])));
+            for (const row of subscriptions)
+              if (
+                isObject(row) &&
+                row['subscription_list_id'] === list['id'] &&
+                row['person_uuid'] !== last['author_uuid'] &&
+                !notified.has(row['person_uuid'])
+              )
+                notifications.push({ id: `also-${String(row['id'])}`, person_uuid: row['person_uuid'], activity_id: last['id'], read: false });
+          }),
+        expect: [
+          /state\.notifications {2}only subscribers who can see the record are notified \(a subscriber without access is subscribed, never notified; RULES\.md#subscriptions\); the no_access person was notified/,
+        ],
+      },
+      {
+        name: 'a mentioned person not subscribed',
+        fault: () =>
+          onNewestList((rows, all) => all.splice(0, all.length, ...all.filter((r) => !isObject(r) || !rows.includes(r) || r['type'] !== 'mentioned'))),
+        expect: [/state\.subscriptions {2}the comment_only person is mentioned, so the write subscribes them \(RULES\.md#subscriptions\); no subscription/],
       },
     ],
   },
