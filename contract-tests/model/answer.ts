@@ -9,7 +9,7 @@ import type { Coverage } from './coverage.ts';
 import type { RecordMemory } from './memory.ts';
 import type { OperationId } from './profiles.ts';
 import type { Violation } from '../../spec/lib/violations.ts';
-import { writeAgainRules } from './write-again.ts';
+import { writeAgainRules } from './state-rules.ts';
 
 export type AnswerContext = {
   memory: RecordMemory;
