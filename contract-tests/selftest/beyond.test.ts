@@ -169,25 +169,25 @@ describe('the subscriptions a write leaves', () => {
       ['c', 'mentioned'],
     ]);
   });
-  const before = { subscription_lists: [], subscriptions: [], notifications: [] };
+  const stateBefore = { subscription_lists: [], subscriptions: [], notifications: [] };
   const row = (person: string, type: string, id = person): JsonObject => ({ id, subscription_list_id: 'L', person_uuid: person, type, canceled: false });
-  const after = (subscriptions: JsonObject[], notified: string[]): JsonObject => ({
+  const stateAfter = (subscriptions: JsonObject[], notified: string[]): JsonObject => ({
     subscription_lists: [{ id: 'L' }],
     subscriptions,
     notifications: notified.map((person) => ({ id: `n-${person}`, person_uuid: person })),
   });
   const canSee = (person: string): boolean => person !== 'd';
-  const rules = (state: JsonObject): string[] => codes(subscriptionRules(before, state, sent, canSee, (p) => p));
+  const rules = (state: JsonObject): string[] => codes(subscriptionRules(stateBefore, state, sent, canSee, (p) => p));
   it('passes production’s rows: three subscriptions, only c notified', () => {
-    expect(rules(after([row('a', 'invited'), row('d', 'invited'), row('c', 'mentioned')], ['c']))).toEqual([]);
+    expect(rules(stateAfter([row('a', 'invited'), row('d', 'invited'), row('c', 'mentioned')], ['c']))).toEqual([]);
   });
   it('names a wrong type, a missing mention, a duplicate, the author notified and a person without access notified', () => {
-    expect(rules(after([row('a', 'invited'), row('d', 'invited'), row('c', 'invited')], ['c']))).toEqual(['subscriptions.type']);
-    expect(rules(after([row('a', 'invited'), row('d', 'invited')], []))).toEqual(['subscriptions.rows', 'notifications.recipients']);
-    expect(rules(after([row('a', 'invited'), row('a', 'invited', 'a2'), row('d', 'invited'), row('c', 'mentioned')], ['c']))).toEqual([
+    expect(rules(stateAfter([row('a', 'invited'), row('d', 'invited'), row('c', 'invited')], ['c']))).toEqual(['subscriptions.type']);
+    expect(rules(stateAfter([row('a', 'invited'), row('d', 'invited')], []))).toEqual(['subscriptions.rows', 'notifications.recipients']);
+    expect(rules(stateAfter([row('a', 'invited'), row('a', 'invited', 'a2'), row('d', 'invited'), row('c', 'mentioned')], ['c']))).toEqual([
       'subscriptions.duplicate',
     ]);
-    expect(rules(after([row('a', 'invited'), row('d', 'invited'), row('c', 'mentioned')], ['c', 'a']))).toEqual(['notifications.author']);
-    expect(rules(after([row('a', 'invited'), row('d', 'invited'), row('c', 'mentioned')], ['c', 'd']))).toEqual(['notifications.access']);
+    expect(rules(stateAfter([row('a', 'invited'), row('d', 'invited'), row('c', 'mentioned')], ['c', 'a']))).toEqual(['notifications.author']);
+    expect(rules(stateAfter([row('a', 'invited'), row('d', 'invited'), row('c', 'mentioned')], ['c', 'd']))).toEqual(['notifications.access']);
   });
 });
