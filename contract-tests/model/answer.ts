@@ -36,7 +36,7 @@ export function answerRules(
   const agreement = agreementRules(json, serverDay(headers));
   coverage.rule(operationId, 'agreement');
   if (extra.text !== undefined) agreement.push(...numberFormViolations(extra.text, json));
-  agreement.push(...callerRules(json, extra.caller));
+  agreement.push(...callerRules(json, extra.caller), ...memory.notifications(scope, json));
   const left = memory.observe(scope, operationId, json, Date.parse(headers['date'] ?? ''));
   coverage.rule(operationId, 'left-alone', left.skipped);
   coverage.rule(operationId, 'write-again', left.previous ? undefined : (left.skipped ?? 'no earlier answer for this record'));

@@ -105,3 +105,33 @@ export function callerRules(body: unknown, caller: Caller | undefined): Violatio
   visit(body, ['response', 'body'], 0);
   return out;
 }
+
+const uuidOfRow = (row: unknown, key: string): string | undefined => (isObject(row) && typeof row[key] === 'string' ? row[key] : undefined);
+
+/**
+ * A record's `notifications` are the caller's own unread ones about it (unread_notifications_loader.ex; §4.3), as the
+ * target's state shows them (this package's mock: GET /__mock/state): an id in the answer that is no unread
+ * notification of the caller's is someone else's. `callerUuid` is the caller's person UUID.
+ */
+export function ownNotifications(body: unknown, state: unknown, callerUuid: string, caller: string): Violation[] {
+  const rows = isObject(state) && Array.isArray(state['notifications']) ? state['notifications'] : [];
+  const own = new Set(rows.filter((r) => uuidOfRow(r, 'person_uuid') === callerUuid && isObject(r) && r['read'] === false).map((r) => uuidOfRow(r, 'id')));
+  const out: Violation[] = [];
+  if (!isObject(body)) return out;
+  for (const [key, record] of Object.entries(body)) {
+    const list = isObject(record) ? record['notifications'] : undefined;
+    if (!Array.isArray(list)) continue;
+    for (const [index, notification] of list.entries()) {
+      const id = uuidOfRow(notification, 'id');
+      if (id !== undefined && !own.has(id))
+        out.push(
+          violation(
+            ['response', 'body', key, 'notifications', index],
+            'caller.notifications',
+            `a ${key}'s notifications are the caller's own unread ones (RULES.md#caller-fields): notification ${id} is not an unread notification of ${caller}`,
+          ),
+        );
+    }
+  }
+  return out;
+}

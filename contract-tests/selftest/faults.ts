@@ -891,6 +891,33 @@ export const cases: Case[] = [
         ],
       },
       {
+        name: 'the editor shows the champion’s unread notifications',
+        fault: (tokens) => {
+          let seen: unknown[] = [];
+          return {
+            // The editor's view of the record before its first write (GET /__mock/records/{id}?as=editor) shows them too.
+            controls: true,
+            response: (req, r) => {
+              const body = r.status === 200 ? jsonObjectOf(r.body) : undefined;
+              const project = body ? entity(body, 'project') : undefined;
+              if (!body || !project || !Array.isArray(project['notifications'])) return r;
+              const editor = tokens['editor'];
+              const asEditor = req.path.includes('as=editor') || (editor !== undefined && (req.headers['authorization'] ?? '').includes(editor));
+              if (!asEditor) {
+                if (project['notifications'].length > 0) seen = project['notifications'];
+                return r;
+              }
+              if (seen.length === 0) return r;
+              project['notifications'] = seen;
+              return { ...r, body: productionJson(body) };
+            },
+          };
+        },
+        expect: [
+          /response\.body\.project\.notifications\[0\] {2}a project's notifications are the caller's own unread ones \(RULES\.md#caller-fields\): notification [0-9a-f-]+ is not an unread notification of the editor person/,
+        ],
+      },
+      {
         name: 'a nested project’s permissions are not the caller’s (the champion without full access)',
         fault: () => ({
           controls: true,

@@ -258,6 +258,7 @@ describe('the validation proxy in front of each injected fault', () => {
   it('the smoke set reaches the faults beyond one caller (issue 44), and the proxy names each', () => {
     for (const name of [
       'the editor gets full access in every answer',
+      'the editor shows the champion’s unread notifications',
       'a nested project’s permissions are not the caller’s (the champion without full access)',
       'contributors champion, contributor, reviewer',
       'targets newest first',
@@ -556,7 +557,7 @@ describe('npm run proxy', () => {
       child.kill('SIGTERM');
       const { code, stdout } = await child.exited;
       expect(code, stdout).toBe(0);
-      expect(stdout).toMatch(/^SIGTERM: 12 exchanges checked, 2 broke the contract \(2 violations, \d+ warnings\); JUnit report: /m);
+      expect(stdout).toMatch(/^SIGTERM: 14 exchanges checked, 2 broke the contract \(2 violations, \d+ warnings\); JUnit report: /m);
       noToken(stdout);
       const xml = readFileSync(report, 'utf8');
       // 18 rules per operation (the header rules of issue 35 and the encoding rule of issue 34 among them).

@@ -6,6 +6,7 @@
 import { beforeEach, describe, it } from 'vitest';
 import { PERSONAS, RECORD_STORIES, WRITERS, personVariable, tokenVariable, type RecordStory } from '../io/env.ts';
 import { decodeId } from '../model/id-model.ts';
+import { ownNotifications } from '../model/caller.ts';
 import { rightsOf } from '../model/personas.ts';
 import { subscriptionRules, withMentions } from '../model/subscriptions.ts';
 import { one, success } from '../model/expected.ts';
@@ -39,7 +40,19 @@ for (const op of operationModels()) {
           if (c.target.tokens[writer] === undefined) return ctx.skip(`needs ${tokenVariable(writer)} (not set)`);
           const story = PROFILES[op.operationId].target;
           const body = baseBody(op, c.record(op.group, story));
-          await c.check({ op, body, auth: { persona: writer } }, one(success), (ex) => STATE_RULES[op.operationId](ex, body, story, c.target.people[writer]));
+          const caller = c.target.people[writer];
+          // On this package's mock: the notifications the answer shows are the caller's own (GET /__mock/state; the
+          // write notifies others, never its author, so the state before it names the caller's).
+          const state = await c.mockState();
+          const decoded = caller === undefined ? undefined : decodeId(caller);
+          const own = (json: unknown) =>
+            state !== undefined && caller !== undefined && decoded?.kind === 'uuid'
+              ? ownNotifications(json, state, decoded.uuid, `the ${writer} person (${caller})`)
+              : [];
+          await c.check({ op, body, auth: { persona: writer } }, one(success), (ex) => [
+            ...STATE_RULES[op.operationId](ex, body, story, caller),
+            ...own(ex.json),
+          ]);
         });
       }
 
