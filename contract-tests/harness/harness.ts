@@ -11,6 +11,7 @@ import { checkResponse } from './check-response.ts';
 import { mediaTypeOf } from '../../spec/lib/conformance.ts';
 import { PERSONAS, recordVariable, tokenVariable, WRITERS, type Persona, type RecordGroup, type RecordStory } from '../io/env.ts';
 import type { Caller } from '../model/caller.ts';
+import { bindingsShown } from '../model/personas.ts';
 import { Coverage } from '../model/coverage.ts';
 import { compare, type Expectation, withoutExcusedMediaType } from '../model/expected.ts';
 import { headerRules, RequestIds } from '../model/headers.ts';
@@ -137,7 +138,7 @@ function fail(s: Session, request: ApiRequest, response: ApiResponse | undefined
 function callerOf(t: Target, auth: Auth): Caller | undefined {
   const persona = auth && 'persona' in auth && auth.scheme === undefined ? auth.persona : undefined;
   const person = persona === undefined ? undefined : t.people[persona];
-  return persona === undefined || person === undefined ? undefined : { person, persona, exact: true };
+  return persona === undefined || person === undefined ? undefined : { person, persona, exact: bindingsShown(persona) };
 }
 
 const scopeOf = (t: Target, built: ApiRequest): string => `${t.mockSession ?? ''} ${JSON.stringify(built.headers['authorization'] ?? null)}`;

@@ -5,7 +5,8 @@
 // anonymous visitors' levels for everyone, the space's for its members. So a champion without has_full_access, or a
 // caller whose permissions are higher than every binding the answer shows them (full access for the space's editor),
 // is a fault that shows only for that caller. The bindings an answer cannot show (a company admin's, the space's
-// full-access group) make the upper bound hold only for the personas, whose bindings the persona table documents.
+// full-access group) make the upper bound hold only for the personas whose bindings all show (personas.ts bindingsShown:
+// the editor, not the full-access writer, whose full access may come from such a group).
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
 import { violation, type Violation } from '../../spec/lib/violations.ts';
 import { sameRecord } from './id-model.ts';

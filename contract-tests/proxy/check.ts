@@ -12,6 +12,7 @@ import { compare, withoutExcusedMediaType } from '../model/expected.ts';
 import { headerRules, type RequestIds } from '../model/headers.ts';
 import type { Exchange } from '../io/client.ts';
 import type { Persona } from '../model/fixtures.ts';
+import { bindingsShown } from '../model/personas.ts';
 import { firstHeader, predict, type Knowledge, type Prediction, type RawRequest, type Stage } from '../model/predict.ts';
 import { CALLER_FIELDS, STATE_RULES } from '../model/state-rules.ts';
 import { violation, type Violation } from '../../spec/lib/violations.ts';
@@ -196,8 +197,8 @@ export function checkExchange(
     found.push(...STATE_RULES[op.operationId](exchange, prediction.params, prediction.story, caller));
     if (context) {
       rules.push('agreement', 'left-alone', 'write-again');
-      // A persona's bindings are the persona table's: its permissions are checked exactly (caller.ts).
-      const asked = caller === undefined || persona === undefined ? undefined : { person: caller, persona, exact: true };
+      // A persona's bindings are the persona table's: its permissions are checked against them (caller.ts).
+      const asked = caller === undefined || persona === undefined ? undefined : { person: caller, persona, exact: bindingsShown(persona) };
       found.push(...answerRules(op.operationId, received.headers, json, context, { text, caller: asked }));
     }
   }
