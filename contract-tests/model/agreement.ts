@@ -330,8 +330,12 @@ function nestedRules(record: JsonObject, type: string, at: Path): Violation[] {
 
 /** Contributor roles in production's order (serializers/project.ex sorts champion, reviewer, contributor, then by full name). */
 const ROLE_ORDER: Readonly<Record<string, number>> = { champion: 0, reviewer: 1, contributor: 2 };
-/** Lists production orders by `index` (goals/get preloads targets ordered by index; the checklist likewise). */
-const BY_INDEX: Readonly<Record<string, ReadonlyArray<string>>> = { goal: ['targets', 'checklist'], goal_progress_update: ['checklist'] };
+/** Lists production orders by `index` (goals/get preloads targets ordered by index; the checklist and a project's task statuses likewise). */
+const BY_INDEX: Readonly<Record<string, ReadonlyArray<string>>> = {
+  goal: ['targets', 'checklist'],
+  goal_progress_update: ['checklist'],
+  project: ['task_statuses'],
+};
 
 const fullNameOf = (contributor: unknown): string =>
   isObject(contributor) && isObject(contributor['person']) && typeof contributor['person']['full_name'] === 'string' ? contributor['person']['full_name'] : '';
@@ -409,6 +413,16 @@ function parentRules(record: JsonObject, type: string, at: Path): Violation[] {
         );
     }
   }
+  // A project's subscription_list is its own (parent_type project), not a write's (§4.3).
+  const list = record['subscription_list'];
+  if (type === 'project' && isObject(list) && typeof list['parent_type'] === 'string' && list['parent_type'] !== 'project')
+    out.push(
+      violation(
+        [...at, 'subscription_list', 'parent_type'],
+        'agreement.reference',
+        `a project's subscription_list is the project's own, parent_type "project" (the list a write opens hangs off its comment thread; §4.3, RULES.md#subscriptions); got ${shown(list['parent_type'])}`,
+      ),
+    );
   return out;
 }
 

@@ -959,6 +959,28 @@ export const cases: Case[] = [
         expect: [/response\.body\.goal\.targets {2}a goal's targets come in the order of their index/],
       },
       {
+        name: 'task statuses in reverse',
+        fault: () => ({
+          controls: true,
+          ...on200((body) => {
+            const statuses = entity(body, 'project')['task_statuses'];
+            if (Array.isArray(statuses)) statuses.reverse();
+          }),
+        }),
+        expect: [/response\.body\.project\.task_statuses {2}a project's task_statuses come in the order of their index/],
+      },
+      {
+        name: 'the project’s subscription list is the write’s',
+        fault: () => ({
+          controls: true,
+          ...on200((body) => {
+            const list = entity(body, 'project')['subscription_list'];
+            if (isObject(list)) list['parent_type'] = 'comment_thread';
+          }),
+        }),
+        expect: [/response\.body\.project\.subscription_list\.parent_type {2}a project's subscription_list is the project's own, parent_type "project"/],
+      },
+      {
         name: 'a goal’s projects name its parent goal',
         fault: () => ({
           controls: true,

@@ -262,6 +262,8 @@ describe('the validation proxy in front of each injected fault', () => {
       'a nested project’s permissions are not the caller’s (the champion without full access)',
       'contributors champion, contributor, reviewer',
       'targets newest first',
+      'task statuses in reverse',
+      'the project’s subscription list is the write’s',
       'a goal’s projects name its parent goal',
       'updated_at two hours after closed_at (local time written as UTC)',
       'access levels written 70.0',
