@@ -256,6 +256,8 @@ export interface components {
                 no_access: components["schemas"]["Token"];
                 /** @description Belongs to a suspended person (401), a member of the space, so the suspension alone refuses it. */
                 suspended: components["schemas"]["Token"];
+                /** @description Edits every seeded project and goal as a member of the space (level 70), without full access and without being the champion or reviewer of any. */
+                editor: components["schemas"]["Token"];
             } & {
                 [key: string]: components["schemas"]["Token"];
             };

@@ -9,7 +9,9 @@ import { isObject } from '../../spec/lib/openapi.ts';
 import { createClient, RequestTimeout, TransportError, type ApiRequest, type ApiResponse, type Client, type Exchange } from '../io/client.ts';
 import { checkResponse } from './check-response.ts';
 import { mediaTypeOf } from '../../spec/lib/conformance.ts';
-import { PERSONAS, recordVariable, tokenVariable, type Persona, type RecordGroup, type RecordStory } from '../io/env.ts';
+import { PERSONAS, recordVariable, tokenVariable, WRITERS, type Persona, type RecordGroup, type RecordStory } from '../io/env.ts';
+import type { Caller } from '../model/caller.ts';
+import { bindingsShown } from '../model/personas.ts';
 import { Coverage } from '../model/coverage.ts';
 import { compare, type Expectation, withoutExcusedMediaType } from '../model/expected.ts';
 import { headerRules, RequestIds } from '../model/headers.ts';
@@ -93,12 +95,171 @@ export type Contract = {
   send(request: Send): Promise<Exchange>;
   /** Sends, compares with production's answer and the spec, applies `rules`, and fails with every violation. */
   check(request: Send, expectation: Expectation | undefined, rules?: (exchange: Exchange) => Violation[]): Promise<Exchange>;
+  /** Fails the test with `violations` of an exchange already checked (rules that read more than the answer). */
+  judge(exchange: Exchange, violations: Violation[]): void;
+  /** On this package's mock, its state (GET /__mock/state, the run's session); undefined on any other target. */
+  mockState(): Promise<unknown>;
 };
+
+/** One test's use of the target: the test, what it exercised (for the reporter), and its token lookup. */
+type Session = { t: Target; ctx: TestContext; coverage: Coverage; token: (persona: Persona) => string };
+
+function buildRequest(s: Session, request: Send): ApiRequest {
+  const headers: Record<string, string | string[]> = {};
+  const contentType = request.contentType === undefined ? 'application/json' : request.contentType;
+  const body = request.raw ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
+  if (contentType !== null && body !== undefined) headers['content-type'] = contentType;
+  if (request.accept !== undefined) headers['accept'] = request.accept;
+  const auth = request.auth;
+  if (auth && 'headers' in auth) headers['authorization'] = auth.headers.map((h) => ('header' in h ? h.header : `Bearer ${s.token(h.persona)}`));
+  else if (auth && 'header' in auth) headers['authorization'] = auth.header;
+  else if (auth) headers['authorization'] = `${auth.scheme ?? 'Bearer '}${s.token(auth.persona)}`;
+  if (s.t.mockSession) headers[MOCK_SESSION_HEADER] = s.t.mockSession;
+  const out: ApiRequest = { method: request.method ?? request.op.method, path: request.path ?? request.op.path, headers };
+  if (body !== undefined) out.body = body;
+  return out;
+}
+
+const describeResponse = (response: ApiResponse): string =>
+  `${response.status} ${mediaTypeOf(response.headers['content-type']) ?? '(no Content-Type)'}, ${response.bytes.length} bytes: ${excerpt(response.text, 400)}`;
+
+function fail(s: Session, request: ApiRequest, response: ApiResponse | undefined, violations: Violation[], reason?: { code: string; message: string }): never {
+  const curl = s.t.client.curl(request);
+  const lines = [s.ctx.task.name, `  request:  ${curl}`];
+  if (response) lines.push(`  response: ${describeResponse(response)}`);
+  if (reason) lines.push(`  ✗ error   ${reason.message}`);
+  // At most MAX_REPORTED, then "and N more" (an answer of 6,000 bad items has 42,000).
+  for (const v of capViolations([...errorsOf(violations), ...warningsOf(violations)], (more) => more)) lines.push(`  ${formatViolation(v)}`);
+  // For the reporter's list of distinct violations (the last failing exchange: a property's shrunk counterexample).
+  const errors = errorsOf(violations);
+  s.ctx.task.meta.contractFailure = { request: curl, violations: reason ? [violation(['response'], reason.code, reason.message), ...errors] : errors };
+  throw new ContractFailure(lines.join('\n'), violations);
+}
+
+/** Who a persona's request is from: its person (env.ts WRITERS), with the persona table's bindings (caller.ts). */
+function callerOf(t: Target, auth: Auth): Caller | undefined {
+  const persona = auth && 'persona' in auth && auth.scheme === undefined ? auth.persona : undefined;
+  const person = persona === undefined ? undefined : t.people[persona];
+  return persona === undefined || person === undefined ? undefined : { person, persona, exact: bindingsShown(persona) };
+}
+
+const scopeOf = (t: Target, built: ApiRequest): string => `${t.mockSession ?? ''} ${JSON.stringify(built.headers['authorization'] ?? null)}`;
+
+function mockHeaders(t: Target): Record<string, string> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (t.mockSession) headers[MOCK_SESSION_HEADER] = t.mockSession;
+  return headers;
+}
+
+/**
+ * On this package's mock, before the first write to a record this run has no answer for: the record as the write
+ * would answer it to the writing persona, without writing (GET /__mock/records/{id}?as=), so that the write's own
+ * answer is compared with it.
+ */
+async function readBaseline(t: Target, request: Send, built: ApiRequest): Promise<void> {
+  const auth = request.auth;
+  if (!t.mock || request.outsideSpec || !isObject(request.body) || !auth || !('persona' in auth) || !WRITERS.includes(auth.persona)) return;
+  const id = request.body[request.op.targetField];
+  const scope = scopeOf(t, built);
+  if (typeof id !== 'string' || decodeId(id).kind !== 'uuid' || memory.knows(scope, id)) return;
+  try {
+    const view = await t.client.send({ method: 'GET', path: `/__mock/records/${encodeURIComponent(id)}?as=${auth.persona}`, headers: mockHeaders(t) });
+    if (view.status === 200) memory.baseline(scope, JSON.parse(view.text));
+  } catch {
+    // No baseline: the record's first answer is compared from the next write on.
+  }
+}
+
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sends one request: its spec, header and (on a 200) answer violations, nothing asserted yet. */
+async function send(s: Session, request: Send): Promise<Exchange> {
+  const { t, coverage } = s;
+  const built = buildRequest(s, request);
+  await readBaseline(t, request, built);
+  let response: ApiResponse;
+  try {
+    response = await t.client.send(built);
+  } catch (error) {
+    if (error instanceof RequestTimeout) return fail(s, built, undefined, [], { code: 'timeout', message: `timeout: ${error.message}` });
+    if (error instanceof TransportError) return fail(s, built, undefined, [], { code: 'no-response', message: `no HTTP response: ${error.message}` });
+    throw error;
+  }
+  const json = parsedOrUndefined(response.text);
+  const headers = headerRules(response.status, response.headers, requestIds, `${built.method} ${built.path}`);
+  // An answer the mock was asked to rehearse (a scenario queued in the run's session) is not the operation's own:
+  // it is said so, and judged no further. From a server that is not the mock, the mark is a violation (rehearsal.ts).
+  const rehearsal = judgeRehearsal(response.headers, response.status, { mockTarget: t.mock, prefer: undefined });
+  if (rehearsal.kind === 'rehearsed')
+    return fail(s, built, response, [], {
+      code: 'rehearsal.answered',
+      message: `${describeRehearsal(rehearsal, response.status)}, not its own answer: a scenario is queued in the session this run uses${t.mockSession ? ` (X-Mock-Session: ${t.mockSession})` : ''}; DELETE /__mock/scenarios drops it`,
+    });
+  if (rehearsal.kind === 'refused') headers.push(rehearsal.violation);
+  if (request.outsideSpec) {
+    // Another method at the operation's own path: its answer is the operation's documented 405.
+    const otherMethod = request.path === undefined && request.method !== undefined && request.method.toUpperCase() !== request.op.method;
+    if (otherMethod && response.status === 405) coverage.status(request.op.operationId, 405);
+    return { request: built, response, violations: headers, json };
+  }
+  const { operationId } = request.op;
+  const violations = [...checkResponse(operationId, response), ...headers];
+  coverage.exchange(operationId, built.body, response.status, json);
+  coverage.rule(operationId, 'spec');
+  if (response.status === 200) {
+    const context = { memory, coverage, scope: scopeOf(t, built) };
+    violations.push(...answerRules(operationId, response.headers, json, context, { text: response.text, caller: callerOf(t, request.auth) }));
+  }
+  return { request: built, response, violations, json };
+}
+
+function judge(s: Session, exchange: Exchange, violations: Violation[]): void {
+  const warnings = warningsOf(violations);
+  if (warnings.length > 0) s.ctx.task.meta.contractWarnings = [...(s.ctx.task.meta.contractWarnings ?? []), ...warnings];
+  if (errorsOf(violations).length > 0) fail(s, exchange.request, exchange.response, violations);
+}
+
+async function check(
+  s: Session,
+  request: Send,
+  expectation: Expectation | undefined,
+  rules: ((exchange: Exchange) => Violation[]) | undefined,
+): Promise<Exchange> {
+  const { coverage, t } = s;
+  const exchange = await send(s, request);
+  const violations = [...exchange.violations];
+  const { operationId } = request.op;
+  if (expectation) {
+    violations.push(...compare(exchange.response, expectation));
+    coverage.rule(operationId, 'expected');
+  }
+  if (rules) {
+    violations.push(...rules(exchange));
+    if (exchange.response.status === 200) {
+      coverage.rule(operationId, 'state');
+      const names: ReadonlyArray<string> = CALLER_FIELDS[operationId];
+      coverage.rule(
+        operationId,
+        'caller',
+        names.length === 0 ? `${operationId}'s answer names no caller` : t.person === undefined ? 'needs CONTRACT_PERSON_ID (not set)' : undefined,
+      );
+    }
+  }
+  // A class production sends with a Content-Type that came without one is an error (compare), not the note on
+  // the classes production sends bare (the reporter counts those warnings).
+  judge(s, exchange, withoutExcusedMediaType(violations));
+  return exchange;
+}
 
 export function contract(ctx: TestContext): Contract {
   const t = target();
   if (t.unreachable) throw new ContractFailure(`the server did not answer the first request, so nothing was tested: ${t.unreachable}`, []);
-
   const token = (persona: Persona): string => {
     const value = t.tokens[persona];
     if (value === undefined) ctx.skip(`needs ${tokenVariable(persona)} (not set)`);
@@ -110,145 +271,21 @@ export function contract(ctx: TestContext): Contract {
     if (value === undefined) ctx.skip(`needs ${recordVariable(group, story)} (not set)`);
     return value;
   };
-
-  const build = (request: Send): ApiRequest => {
-    const headers: Record<string, string | string[]> = {};
-    const contentType = request.contentType === undefined ? 'application/json' : request.contentType;
-    const body = request.raw ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
-    if (contentType !== null && body !== undefined) headers['content-type'] = contentType;
-    if (request.accept !== undefined) headers['accept'] = request.accept;
-    const auth = request.auth;
-    if (auth && 'headers' in auth) headers['authorization'] = auth.headers.map((h) => ('header' in h ? h.header : `Bearer ${token(h.persona)}`));
-    else if (auth && 'header' in auth) headers['authorization'] = auth.header;
-    else if (auth) headers['authorization'] = `${auth.scheme ?? 'Bearer '}${token(auth.persona)}`;
-    if (t.mockSession) headers[MOCK_SESSION_HEADER] = t.mockSession;
-    const out: ApiRequest = { method: request.method ?? request.op.method, path: request.path ?? request.op.path, headers };
-    if (body !== undefined) out.body = body;
-    return out;
-  };
-
-  const describeResponse = (response: ApiResponse): string =>
-    `${response.status} ${mediaTypeOf(response.headers['content-type']) ?? '(no Content-Type)'}, ${response.bytes.length} bytes: ${excerpt(response.text, 400)}`;
-
-  const fail = (request: ApiRequest, response: ApiResponse | undefined, violations: Violation[], reason?: { code: string; message: string }): never => {
-    const curl = t.client.curl(request);
-    const lines = [ctx.task.name, `  request:  ${curl}`];
-    if (response) lines.push(`  response: ${describeResponse(response)}`);
-    if (reason) lines.push(`  ✗ error   ${reason.message}`);
-    // At most MAX_REPORTED, then "and N more" (an answer of 6,000 bad items has 42,000).
-    for (const v of capViolations([...errorsOf(violations), ...warningsOf(violations)], (more) => more)) lines.push(`  ${formatViolation(v)}`);
-    // For the reporter's list of distinct violations (the last failing exchange: a property's shrunk counterexample).
-    const errors = errorsOf(violations);
-    ctx.task.meta.contractFailure = { request: curl, violations: reason ? [violation(['response'], reason.code, reason.message), ...errors] : errors };
-    throw new ContractFailure(lines.join('\n'), violations);
-  };
-
   // What this test exercised, left in its meta for the reporter's coverage.
   const coverage = new Coverage();
   ctx.task.meta.contractCoverage = coverage.data;
-
-  const recordWarnings = (violations: Violation[]): void => {
-    const warnings = warningsOf(violations);
-    if (warnings.length > 0) ctx.task.meta.contractWarnings = [...(ctx.task.meta.contractWarnings ?? []), ...warnings];
-  };
-
-  const scopeOf = (built: ApiRequest): string => `${t.mockSession ?? ''} ${JSON.stringify(built.headers['authorization'] ?? null)}`;
-
-  /**
-   * On this package's mock, before the first write to a record this run has no answer for: the record as the write
-   * would answer it, without writing (GET /__mock/records/{id}), so that the write's own answer is compared with it.
-   */
-  const readBaseline = async (request: Send, built: ApiRequest): Promise<void> => {
-    const auth = request.auth;
-    if (!t.mock || request.outsideSpec || !isObject(request.body) || !auth || !('persona' in auth) || auth.persona !== 'full_access') return;
-    const id = request.body[request.op.targetField];
-    const scope = scopeOf(built);
-    if (typeof id !== 'string' || decodeId(id).kind !== 'uuid' || memory.knows(scope, id)) return;
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (t.mockSession) headers[MOCK_SESSION_HEADER] = t.mockSession;
-    try {
-      const view = await t.client.send({ method: 'GET', path: `/__mock/records/${encodeURIComponent(id)}`, headers });
-      if (view.status === 200) memory.baseline(scope, JSON.parse(view.text));
-    } catch {
-      // No baseline: the record's first answer is compared from the next write on.
-    }
-  };
-
-  const send = async (request: Send): Promise<Exchange> => {
-    const built = build(request);
-    await readBaseline(request, built);
-    let response: ApiResponse;
-    try {
-      response = await t.client.send(built);
-    } catch (error) {
-      if (error instanceof RequestTimeout) return fail(built, undefined, [], { code: 'timeout', message: `timeout: ${error.message}` });
-      if (error instanceof TransportError) return fail(built, undefined, [], { code: 'no-response', message: `no HTTP response: ${error.message}` });
-      throw error;
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(response.text);
-    } catch {
-      json = undefined;
-    }
-    const headers = headerRules(response.status, response.headers, requestIds, `${built.method} ${built.path}`);
-    // An answer the mock was asked to rehearse (a scenario queued in the run's session) is not the operation's own:
-    // it is said so, and judged no further. From a server that is not the mock, the mark is a violation (rehearsal.ts).
-    const rehearsal = judgeRehearsal(response.headers, response.status, { mockTarget: t.mock, prefer: undefined });
-    if (rehearsal.kind === 'rehearsed')
-      return fail(built, response, [], {
-        code: 'rehearsal.answered',
-        message: `${describeRehearsal(rehearsal, response.status)}, not its own answer: a scenario is queued in the session this run uses${t.mockSession ? ` (X-Mock-Session: ${t.mockSession})` : ''}; DELETE /__mock/scenarios drops it`,
-      });
-    if (rehearsal.kind === 'refused') headers.push(rehearsal.violation);
-    if (request.outsideSpec) {
-      // Another method at the operation's own path: its answer is the operation's documented 405.
-      const otherMethod = request.path === undefined && request.method !== undefined && request.method.toUpperCase() !== request.op.method;
-      if (otherMethod && response.status === 405) coverage.status(request.op.operationId, 405);
-      return { request: built, response, violations: headers, json };
-    }
-    const { operationId } = request.op;
-    const violations = [...checkResponse(operationId, response), ...headers];
-    coverage.exchange(operationId, built.body, response.status, json);
-    coverage.rule(operationId, 'spec');
-    if (response.status === 200) violations.push(...answerRules(operationId, response.headers, json, { memory, coverage, scope: scopeOf(built) }));
-    return { request: built, response, violations, json };
-  };
-
-  const judge = (exchange: Exchange, violations: Violation[]): void => {
-    recordWarnings(violations);
-    if (errorsOf(violations).length > 0) fail(exchange.request, exchange.response, violations);
-  };
-
+  const s: Session = { t, ctx, coverage, token };
   return {
     target: t,
     token,
     record,
-    send,
-    async check(request, expectation, rules) {
-      const exchange = await send(request);
-      const violations = [...exchange.violations];
-      const { operationId } = request.op;
-      if (expectation) {
-        violations.push(...compare(exchange.response, expectation));
-        coverage.rule(operationId, 'expected');
-      }
-      if (rules) {
-        violations.push(...rules(exchange));
-        if (exchange.response.status === 200) {
-          coverage.rule(operationId, 'state');
-          const names: ReadonlyArray<string> = CALLER_FIELDS[operationId];
-          coverage.rule(
-            operationId,
-            'caller',
-            names.length === 0 ? `${operationId}'s answer names no caller` : t.person === undefined ? 'needs CONTRACT_PERSON_ID (not set)' : undefined,
-          );
-        }
-      }
-      // A class production sends with a Content-Type that came without one is an error (compare), not the note on
-      // the classes production sends bare (the reporter counts those warnings).
-      judge(exchange, withoutExcusedMediaType(violations));
-      return exchange;
+    send: (request) => send(s, request),
+    judge: (exchange, violations) => judge(s, exchange, violations),
+    async mockState() {
+      if (!t.mock) return undefined;
+      const answer = await t.client.send({ method: 'GET', path: '/__mock/state', headers: mockHeaders(t) });
+      return answer.status === 200 ? parsedOrUndefined(answer.text) : undefined;
     },
+    check: (request, expectation, rules) => check(s, request, expectation, rules),
   };
 }

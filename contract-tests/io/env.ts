@@ -5,6 +5,7 @@
 // one is a ConfigError whose message is one line naming it (run.ts exits 2 with it).
 import { pointerTo } from '../../spec/lib/openapi.ts';
 import { specValidator } from '../../spec/lib/ajv.ts';
+import { PERSONA_RIGHTS } from '../../generated/mock-fixtures.ts';
 import { PERSONAS, RECORD_STORIES, TOKEN_FORM, type Persona, type RecordGroup, type RecordStory } from '../model/fixtures.ts';
 
 export { PERSONAS, RECORD_STORIES, TOKEN_FORM, type Persona, type RecordGroup, type RecordStory };
@@ -19,12 +20,15 @@ export function tokenVariable(persona: Persona): string {
 
 /**
  * `people.full_access` → CONTRACT_PERSON_ID (the person the full-access token acts as), `people.X` →
- * CONTRACT_X_PERSON_ID: the same rule as the tokens. Only the writer's person is read: the suite's writes all use the
- * full-access token.
+ * CONTRACT_X_PERSON_ID: the same rule as the tokens. Only the writers' people are read (WRITERS): the suite writes as
+ * each persona production lets write.
  */
 export function personVariable(persona: Persona): string {
   return persona === 'full_access' ? 'CONTRACT_PERSON_ID' : `CONTRACT_${persona.toUpperCase()}_PERSON_ID`;
 }
+
+/** The personas production lets write (a valid token, edit rights on the records): the suite writes as each. */
+export const WRITERS: ReadonlyArray<Persona> = PERSONAS.filter((p) => PERSONA_RIGHTS[p].token === 'valid' && PERSONA_RIGHTS[p].records === 'edit');
 
 /** `projects.paused` → CONTRACT_PAUSED_PROJECT_ID, `goals.open` → CONTRACT_OPEN_GOAL_ID. */
 export function recordVariable(group: RecordGroup, story: string): string {
@@ -52,6 +56,8 @@ export type ContractConfig = {
   records: RecordIds;
   /** The person id the full-access token acts as (CONTRACT_PERSON_ID), for the rules on who a write is recorded against. */
   person: string | undefined;
+  /** Each writer's person id (CONTRACT_PERSON_ID, CONTRACT_EDITOR_PERSON_ID …), for the caller's rules. */
+  people: Partial<Record<Persona, string>>;
   /** CONTRACT_STRICT=1 (or `--strict`): a skipped test fails the run. */
   strict: boolean;
 };
@@ -83,7 +89,7 @@ export function knownVariables(): string[] {
   const records = Object.entries(RECORD_STORIES).flatMap(([group, stories]) =>
     stories.map((story) => recordVariable(isGroup(group) ? group : 'projects', story)),
   );
-  return [...SETTINGS, ...PERSONAS.map(tokenVariable), personVariable('full_access'), ...records];
+  return [...SETTINGS, ...PERSONAS.map(tokenVariable), ...WRITERS.map(personVariable), ...records];
 }
 
 function isGroup(value: string): value is RecordGroup {
@@ -217,8 +223,13 @@ export function readConfig(env: Env = process.env): ContractConfig {
   }
 
   const person = readId(env, personVariable('full_access'));
+  const people: Partial<Record<Persona, string>> = {};
+  for (const writer of WRITERS) {
+    const id = writer === 'full_access' ? person : readId(env, personVariable(writer));
+    if (id !== undefined) people[writer] = id;
+  }
 
-  return { baseUrl, loopback, timeoutMs, allowWrites, report, coverage, seed, numRuns, tokens, records, person, strict };
+  return { baseUrl, loopback, timeoutMs, allowWrites, report, coverage, seed, numRuns, tokens, records, person, people, strict };
 }
 
 /** A 0/1 switch (also true/false). */

@@ -13,6 +13,7 @@ import {
   type Persona,
   type RecordGroup,
   type RecordIds,
+  WRITERS,
 } from './env.ts';
 import { operationModels } from '../model/profiles.ts';
 
@@ -26,6 +27,11 @@ export type ResolvedTarget = {
   records: RecordIds;
   /** The person id the full-access token acts as (CONTRACT_PERSON_ID, or the mock's people.full_access). */
   person: string | undefined;
+  /**
+   * Each writer's person id (env.ts WRITERS: CONTRACT_<NAME>_PERSON_ID, or the mock's people), for the caller's rules;
+   * on the mock, every persona's.
+   */
+  people: Partial<Record<Persona, string>>;
   /** Where each fixture variable's value came from. */
   sources: Record<string, 'env' | 'mock'>;
   /** Set when the server did not answer the first request: every test then fails at once with this reason. */
@@ -79,7 +85,7 @@ export async function resolveTarget(config: ContractConfig): Promise<ResolvedTar
   const records: RecordIds = { projects: { ...config.records.projects }, goals: { ...config.records.goals } };
   for (const persona of PERSONAS) if (tokens[persona] !== undefined) sources[tokenVariable(persona)] = 'env';
   for (const group of ['projects', 'goals'] as const) for (const story of Object.keys(records[group])) sources[recordVariable(group, story)] = 'env';
-  if (config.person !== undefined) sources[personVariable('full_access')] = 'env';
+  for (const writer of WRITERS) if (config.people[writer] !== undefined) sources[personVariable(writer)] = 'env';
   const resolved: ResolvedTarget = {
     config,
     mock: false,
@@ -87,6 +93,7 @@ export async function resolveTarget(config: ContractConfig): Promise<ResolvedTar
     tokens,
     records,
     person: config.person,
+    people: { ...config.people },
     sources,
     unreachable: undefined,
     notes: [],
@@ -139,11 +146,16 @@ export async function resolveTarget(config: ContractConfig): Promise<ResolvedTar
   };
   fill('projects', fixtures.projects);
   fill('goals', fixtures.goals);
-  const person = fixtures.people['full_access'];
-  if (resolved.person === undefined && person !== undefined) {
-    resolved.person = person;
-    sources[personVariable('full_access')] = 'mock';
+  // Every persona's person the mock names: the writers' (each a variable too), and the others' for the writes that
+  // name people (a subscriber without access, a person mentioned).
+  for (const persona of PERSONAS) {
+    const person = fixtures.people[persona];
+    if (resolved.people[persona] === undefined && person !== undefined) {
+      resolved.people[persona] = person;
+      if (WRITERS.includes(persona)) sources[personVariable(persona)] = 'mock';
+    }
   }
+  resolved.person = resolved.people['full_access'];
   return resolved;
 }
 

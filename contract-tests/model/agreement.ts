@@ -328,6 +328,162 @@ function nestedRules(record: JsonObject, type: string, at: Path): Violation[] {
   return out;
 }
 
+/** Contributor roles in production's order (serializers/project.ex sorts champion, reviewer, contributor, then by full name). */
+const ROLE_ORDER: Readonly<Record<string, number>> = { champion: 0, reviewer: 1, contributor: 2 };
+/** Lists production orders by `index` (goals/get preloads targets ordered by index; the checklist and a project's task statuses likewise). */
+const BY_INDEX: Readonly<Record<string, ReadonlyArray<string>>> = {
+  goal: ['targets', 'checklist'],
+  goal_progress_update: ['checklist'],
+  project: ['task_statuses'],
+};
+
+const fullNameOf = (contributor: unknown): string =>
+  isObject(contributor) && isObject(contributor['person']) && typeof contributor['person']['full_name'] === 'string' ? contributor['person']['full_name'] : '';
+
+/**
+ * Lists in production's order (RULES.md#list-order): a project's contributors champion, reviewer, contributor and, within
+ * a role, by full name; a goal's targets and checklist items by index.
+ */
+function orderRules(record: JsonObject, type: string, at: Path): Violation[] {
+  const out: Violation[] = [];
+  const contributors = record['contributors'];
+  if (type === 'project' && Array.isArray(contributors)) {
+    const keys = contributors.map((c) => ({ rank: isObject(c) && typeof c['role'] === 'string' ? (ROLE_ORDER[c['role']] ?? 3) : 3, name: fullNameOf(c) }));
+    const sorted = [...keys].sort((a, b) => a.rank - b.rank || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (keys.some((k, i) => k.rank !== sorted[i]?.rank || k.name !== sorted[i]?.name))
+      out.push(
+        violation(
+          [...at, 'contributors'],
+          'agreement.list-order',
+          `a project's contributors come champion, reviewer, contributor, then by full name (serializers/project.ex; RULES.md#list-order): expected ${shown(sorted.map((k) => k.name))}; got ${shown(keys.map((k) => k.name))}`,
+        ),
+      );
+  }
+  for (const field of BY_INDEX[type] ?? []) {
+    const list = record[field];
+    if (!Array.isArray(list)) continue;
+    const indexes = list.map((item) => (isObject(item) && typeof item['index'] === 'number' ? item['index'] : undefined));
+    if (indexes.some((index, i) => i > 0 && index !== undefined && (indexes[i - 1] ?? -Infinity) > index))
+      out.push(
+        violation(
+          [...at, field],
+          'agreement.list-order',
+          `a ${type}'s ${field} come in the order of their index (goals/get preloads them ordered by index; RULES.md#list-order); got indexes ${shown(indexes)}`,
+        ),
+      );
+  }
+  return out;
+}
+
+/** Nested records that name the record holding them: by a reference field (its short id) or by a nested record (its id). */
+const PARENT_LINKS: Readonly<Record<string, ReadonlyArray<{ list: string; field: string; form: 'short' | 'nested' }>>> = {
+  goal: [
+    { list: 'projects', field: 'goal_id', form: 'short' },
+    { list: 'projects', field: 'goal', form: 'nested' },
+  ],
+  project: [
+    { list: 'contributors', field: 'project', form: 'nested' },
+    { list: 'last_check_in', field: 'project', form: 'nested' },
+    { list: 'retrospective', field: 'project', form: 'nested' },
+  ],
+};
+
+/** The ids of nested records agree with the record they name (RULES.md#response-ids): a goal's projects have its goal_id. */
+function parentRules(record: JsonObject, type: string, at: Path): Violation[] {
+  const id = record['id'];
+  if (typeof id !== 'string') return [];
+  const short = shortIdIn(id);
+  const out: Violation[] = [];
+  for (const link of PARENT_LINKS[type] ?? []) {
+    const held = record[link.list];
+    const children = Array.isArray(held) ? held.map((c, i) => ({ c, where: [...at, link.list, i] })) : [{ c: held, where: [...at, link.list] }];
+    for (const { c, where } of children) {
+      if (!isObject(c)) continue;
+      const value = c[link.field];
+      const named = link.form === 'short' ? value : isObject(value) ? value['id'] : undefined;
+      if (typeof named !== 'string') continue;
+      const agrees = link.form === 'short' ? named === short : sameRecord(named, id);
+      if (!agrees)
+        out.push(
+          violation(
+            [...where, link.field],
+            'agreement.reference',
+            `${link.list === 'projects' ? 'a project the goal lists' : `the ${type}'s ${link.list}`} names the ${type} that holds it (${link.form === 'short' ? `the bare short id of ${shown(id)}: ${shown(short)}` : `its id ${shown(id)}`}; RULES.md#response-ids); got ${shown(named)}`,
+          ),
+        );
+    }
+  }
+  // A project's subscription_list is its own (parent_type project), not a write's (§4.3).
+  const list = record['subscription_list'];
+  if (type === 'project' && isObject(list) && typeof list['parent_type'] === 'string' && list['parent_type'] !== 'project')
+    out.push(
+      violation(
+        [...at, 'subscription_list', 'parent_type'],
+        'agreement.reference',
+        `a project's subscription_list is the project's own, parent_type "project" (the list a write opens hangs off its comment thread; §4.3, RULES.md#subscriptions); got ${shown(list['parent_type'])}`,
+      ),
+    );
+  return out;
+}
+
+/**
+ * Timestamps of one record that agree with each other (RULES.md#timestamps), compared as instants: nothing is updated,
+ * closed or acknowledged before it was made, nothing acknowledged before it was published, and a project or goal is
+ * not updated before it was closed (closing bumps updated_at in the same write).
+ */
+function timeRules(record: JsonObject, type: string, at: Path): Violation[] {
+  const out: Violation[] = [];
+  const when = (field: string): number | undefined => {
+    const value = record[field];
+    const parsed = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+    return Number.isNaN(parsed) ? undefined : parsed;
+  };
+  const pairs: ReadonlyArray<[string, string, string]> = [
+    ['updated_at', 'inserted_at', 'nothing is updated before it was made'],
+    ['closed_at', 'inserted_at', 'nothing is closed before it was made'],
+    ['acknowledged_at', 'inserted_at', 'nothing is acknowledged before it was written'],
+    ['acknowledged_at', 'published_at', 'nothing is acknowledged before it was published'],
+    ...(type === 'project' || type === 'goal'
+      ? [
+          ['updated_at', 'closed_at', 'closing bumps updated_at in the same write, so a record is never updated before it was closed'] as [
+            string,
+            string,
+            string,
+          ],
+        ]
+      : []),
+  ];
+  for (const [later, earlier, why] of pairs) {
+    const [a, b] = [when(later), when(earlier)];
+    if (a !== undefined && b !== undefined && a < b)
+      out.push(
+        violation(
+          [...at, later],
+          'agreement.timestamps',
+          `${why} (RULES.md#timestamps): ${later} ${shown(record[later])} is before ${earlier} ${shown(record[earlier])}`,
+        ),
+      );
+  }
+  return out;
+}
+
+/** Potential subscribers of a project or goal are never marked subscribed (Subscriber.from_project/from_goal; §5.11). */
+function subscriberRules(record: JsonObject, type: string, at: Path): Violation[] {
+  const list = record['potential_subscribers'];
+  if ((type !== 'project' && type !== 'goal') || !Array.isArray(list)) return [];
+  return list.flatMap((s, i) =>
+    isObject(s) && s['is_subscribed'] === true
+      ? [
+          violation(
+            [...at, 'potential_subscribers', i, 'is_subscribed'],
+            'agreement.subscribers',
+            `a ${type}'s potential subscribers are built from its contributors or space members, and is_subscribed is always false there (notifications/subscriber.ex; RULES.md#subscriptions); got true`,
+          ),
+        ]
+      : [],
+  );
+}
+
 /** The form of one timestamp field (RULES.md#timestamps): production writes every one the same way. */
 function timestampRule(field: string, value: string, at: Path): Violation[] {
   const usec = USEC_FIELDS.has(field);
@@ -355,7 +511,8 @@ export function agreementRules(body: unknown, today: number): Violation[] {
     if (!isObject(value)) return;
     const type = value['__typename'];
     if (typeof type === 'string') {
-      out.push(...idRules(value, type, at), ...nestedRules(value, type, at));
+      out.push(...idRules(value, type, at), ...nestedRules(value, type, at), ...orderRules(value, type, at));
+      out.push(...parentRules(value, type, at), ...timeRules(value, type, at), ...subscriberRules(value, type, at));
       if (type === 'project') out.push(...projectRules(value, at, today));
       if (type === 'goal') out.push(...goalRules(value, at, today));
     }

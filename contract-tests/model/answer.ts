@@ -2,12 +2,14 @@
 // the proxy): its fields agree with each other (agreement.ts), and what the write leaves alone is as the record's
 // previous answer showed it (memory.ts), and what the write computes from that previous state is what production
 // computes (write-again.ts). Each run is counted in the coverage, a rule that could not run with why.
+import { numberFormViolations } from '../../spec/lib/number-form.ts';
 import { agreementRules, serverDay } from './agreement.ts';
+import { callerRules, type Caller } from './caller.ts';
 import type { Coverage } from './coverage.ts';
 import type { RecordMemory } from './memory.ts';
 import type { OperationId } from './profiles.ts';
 import type { Violation } from '../../spec/lib/violations.ts';
-import { writeAgainRules } from './write-again.ts';
+import { writeAgainRules } from './state-rules.ts';
 
 export type AnswerContext = {
   memory: RecordMemory;
@@ -16,16 +18,25 @@ export type AnswerContext = {
   scope: string;
 };
 
-/** The agreement and left-alone rules on a 200 answer's parsed body; `headers` give the server's day (Date). */
+/** What else is known of an answer: its body as received (for the number forms), and who asked (caller.ts). */
+export type AnswerExtra = { text?: string; caller?: Caller | undefined };
+
+/**
+ * The agreement, number-form, caller and left-alone rules on a 200 answer's parsed body; `headers` give the server's
+ * day (Date).
+ */
 export function answerRules(
   operationId: OperationId,
   headers: Readonly<Record<string, string | undefined>>,
   json: unknown,
   context: AnswerContext,
+  extra: AnswerExtra = {},
 ): Violation[] {
   const { memory, coverage, scope } = context;
   const agreement = agreementRules(json, serverDay(headers));
   coverage.rule(operationId, 'agreement');
+  if (extra.text !== undefined) agreement.push(...numberFormViolations(extra.text, json));
+  agreement.push(...callerRules(json, extra.caller), ...memory.notifications(scope, json));
   const left = memory.observe(scope, operationId, json, Date.parse(headers['date'] ?? ''));
   coverage.rule(operationId, 'left-alone', left.skipped);
   coverage.rule(operationId, 'write-again', left.previous ? undefined : (left.skipped ?? 'no earlier answer for this record'));

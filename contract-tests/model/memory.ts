@@ -58,6 +58,8 @@ export class RecordMemory {
   readonly #answers = new Map<string, Remembered>();
   /** scope + record UUID → the sequence number of the last write seen to it. */
   readonly #writes = new Map<string, number>();
+  /** mock session + notification id → the caller it was first shown to. */
+  readonly #notified = new Map<string, string>();
 
   constructor(capacity = 1000) {
     this.capacity = capacity;
@@ -152,10 +154,42 @@ export class RecordMemory {
    * memory did not see (a mock reset).
    */
   forget(prefix?: string): void {
-    for (const map of [this.#answers, this.#writes]) {
+    for (const map of [this.#answers, this.#writes, this.#notified]) {
       if (prefix === undefined) map.clear();
       else for (const key of map.keys()) if (key.startsWith(prefix)) map.delete(key);
     }
+  }
+
+  /**
+   * A notification belongs to one person (notifications.person_id), so a record's `notifications` are its caller's own
+   * (RULES.md#caller-fields): within one mock session (the scope's first word), a notification id the answers showed
+   * another caller is someone else's. Remembers who was shown each id of `body`'s records; the violations for ids
+   * shown to another caller first.
+   */
+  notifications(scope: string, body: unknown): Violation[] {
+    if (!isObject(body)) return [];
+    const space = scope.indexOf(' ');
+    const [session, caller] = space < 0 ? ['', scope] : [scope.slice(0, space), scope.slice(space + 1)];
+    const out: Violation[] = [];
+    for (const [key, record] of Object.entries(body)) {
+      const list = isObject(record) ? record['notifications'] : undefined;
+      if (!Array.isArray(list)) continue;
+      for (const [index, notification] of list.entries()) {
+        const id = isObject(notification) && typeof notification['id'] === 'string' ? notification['id'] : undefined;
+        if (id === undefined) continue;
+        const owner = this.#notified.get(`${session} ${id}`);
+        if (owner === undefined) this.#remember(this.#notified, `${session} ${id}`, caller);
+        else if (owner !== caller)
+          out.push(
+            violation(
+              ['response', 'body', key, 'notifications', index],
+              'caller.notifications',
+              `a ${key}'s notifications are the caller's own unread ones, and notification ${id} was in another caller's answer before (a notification belongs to one person; RULES.md#caller-fields)`,
+            ),
+          );
+      }
+    }
+    return out;
   }
 
   /** How many records are remembered. */

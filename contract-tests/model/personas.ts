@@ -12,3 +12,13 @@ export type { PersonaRights };
 export function rightsOf(persona: Persona): PersonaRights {
   return PERSONA_RIGHTS[persona];
 }
+
+/**
+ * Whether every binding of the persona's person shows in an answer (champion, reviewer, contributor, company, space),
+ * so its permissions are checked against them exactly (caller.ts). Not for full_access (CONTRACT_TOKEN, the suite's
+ * default writer): on a real server that person's full access may come from a group an answer does not show (the
+ * company's admins, the space's full-access group), so only the least level its bindings give is checked.
+ */
+export function bindingsShown(persona: Persona): boolean {
+  return persona !== 'full_access';
+}

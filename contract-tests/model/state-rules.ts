@@ -1,7 +1,8 @@
 // The state rules a client can observe in a 200 response (RULES.md#decision-3; RULES.md#state), as
 // functions from the exchange to violations, and OPERATION_RULES: per operation, everything the suite knows of it
 // that the spec cannot say (its fixture story, what its write changes, who its answer names, its state rules).
-import { isObject } from '../../spec/lib/openapi.ts';
+import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
+import { closeAgain, resumeAgain, type AgainRule } from './write-again.ts';
 import type { Exchange } from './exchange.ts';
 import type { RecordStory } from './fixtures.ts';
 import type { OperationId } from '../../spec/lib/operations.ts';
@@ -197,6 +198,15 @@ export function closeRules(exchange: Exchange, sent: Json, caller?: string): Vio
           `close bumps updated_at in the same write, so it is not before closed_at (RULES.md#close-response): updated_at ${updatedAt}, closed_at ${closedAt}`,
         ),
       );
+    // The same write sets both (goal_closing.ex's changeset and timestamps()): the same instant, to the second.
+    else if (typeof updatedAt === 'string' && Date.parse(updatedAt) - Date.parse(closedAt) > 1000)
+      out.push(
+        violation(
+          at('goal', 'updated_at'),
+          'state.updated',
+          `close sets closed_at and bumps updated_at in the same write, so they are the same instant, to the second (RULES.md#timestamps): updated_at ${updatedAt} is ${Math.round((Date.parse(updatedAt) - Date.parse(closedAt)) / 1000)} s after closed_at ${closedAt}`,
+        ),
+      );
   }
   if (status !== sent['success_status'])
     out.push(
@@ -278,6 +288,8 @@ type StateRule = (exchange: Exchange, sent: Json, story: string | undefined, cal
  *   the verb messages name the write by, and the fields the write may change (RULES.md#left-alone). Every other
  *   field, nested records included, is what the same record's previous answer showed.
  * - `callerFields`: where its 200 answer names the person the write is recorded against (empty: it names none).
+ * - `again`: what its write computes from the record's previous answer (write-again.ts; RULES.md#decision-3: neither
+ *   operation has a precondition, so the same write twice is two writes).
  * - `stateRules`: its state rules on a 200 answer (RULES.md#state).
  *
  * Resume sets the stored status (so `state` and `status`), recomputes the next check-in (so `is_outdated`) and bumps
@@ -291,6 +303,7 @@ export const OPERATION_RULES = {
     target: 'paused',
     write: { record: 'project', verb: 'resume', changes: ['state', 'status', 'next_check_in_scheduled_at', 'is_outdated', 'updated_at'] },
     callerFields: [],
+    again: resumeAgain,
     stateRules: (exchange, sent, story) =>
       resumeRules(
         exchange,
@@ -306,6 +319,7 @@ export const OPERATION_RULES = {
       changes: ['closed_at', 'is_closed', 'is_outdated', 'closed_by', 'success', 'success_status', 'status', 'updated_at', 'retrospective'],
     },
     callerFields: ['goal.closed_by', 'goal.retrospective.author'],
+    again: closeAgain,
     stateRules: (exchange, sent, _story, caller) => closeRules(exchange, sent, caller),
   },
 } as const satisfies { [K in OperationId]: OperationRules };
@@ -315,6 +329,7 @@ export type OperationRules = {
   target: RecordStory;
   write: { record: string; verb: string; changes: ReadonlyArray<string> };
   callerFields: ReadonlyArray<string>;
+  again: AgainRule;
   stateRules: StateRule;
 };
 
@@ -344,3 +359,21 @@ export const CALLER_FIELDS = view((rules) => rules.callerFields);
 
 /** The state rules of each operation (OPERATION_RULES `stateRules`). */
 export const STATE_RULES = view((rules) => rules.stateRules);
+
+/** What each operation's write computes from the record's previous answer (OPERATION_RULES `again`). */
+export const AGAIN_RULES = view((rules) => rules.again);
+
+/**
+ * The rules of a write's answer against the same record's previous answer (`previous`; nothing without one), sent at
+ * `previousAnsweredAt` (its Date header, ms) when known: the operation's own `again` rule.
+ */
+export function writeAgainRules(
+  operationId: OperationId,
+  previous: JsonObject | undefined,
+  body: unknown,
+  headers: Readonly<Record<string, string | undefined>>,
+  previousAnsweredAt?: number,
+): Violation[] {
+  if (!previous || !isObject(body)) return [];
+  return AGAIN_RULES[operationId](previous, body, headers, previousAnsweredAt);
+}

@@ -1,16 +1,22 @@
 // What a write computes from the record as it was before it (the same record's previous answer: memory.ts), on every
-// 200 answer: neither operation has a state precondition, so the same write twice is two writes (RULES.md#decision-3).
+// 200 answer (each operation's rule is its OPERATION_RULES `again` entry, state-rules.ts): neither operation has a state precondition, so the same write twice is two writes (RULES.md#decision-3).
 // Resume moves the next check-in by the coming-Friday rule from the old due date and the server's day
 // (RULES.md#state-resume). Closing a closed goal again overwrites closed_at and records another close: the answer's
 // retrospective is a new one, not acknowledged (RULES.md#state-close).
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
 import { serverDay } from './agreement.ts';
-import type { OperationId } from './profiles.ts';
 import { violation, type Violation } from '../../spec/lib/violations.ts';
 
 const DAY_MS = 86_400_000;
 const FRIDAY = 5;
 type Headers = Readonly<Record<string, string | undefined>>;
+
+/**
+ * A write's rules against the same record's previous answer (`previous`): the answer's body, its headers (the server's
+ * day), and when the previous answer was sent (its Date header, ms) when known. Each operation names its own in
+ * state-rules.ts OPERATION_RULES `again`.
+ */
+export type AgainRule = (previous: JsonObject, body: JsonObject, headers: Headers, previousAnsweredAt?: number) => Violation[];
 
 const dayOf = (time: number): number => Math.floor(time / DAY_MS) * DAY_MS;
 const iso = (time: number): string => new Date(time).toISOString().replace('.000Z', 'Z');
@@ -35,7 +41,10 @@ export function nextCheckIn(oldDue: string | null, today: number): number | unde
   return due;
 }
 
-function resumeAgain(previous: JsonObject, project: JsonObject, headers: Headers): Violation[] {
+/** Resume again: the next check-in from the previous due date and the server's day (RULES.md#state-resume). */
+export const resumeAgain: AgainRule = (previous, body, headers) => {
+  const project = body['project'];
+  if (!isObject(project)) return [];
   const before = previous['next_check_in_scheduled_at'];
   const after = project['next_check_in_scheduled_at'];
   if ((before !== null && typeof before !== 'string') || typeof after !== 'string') return [];
@@ -49,9 +58,12 @@ function resumeAgain(previous: JsonObject, project: JsonObject, headers: Headers
       `resume moves a check-in due ${before === null ? 'never' : String(before)} to ${iso(expected)} on ${iso(today).slice(0, 10)} (the server's Date): the coming Friday when it is due by tomorrow, else kept (RULES.md#state-resume); got ${after}`,
     ),
   ];
-}
+};
 
-function closeAgain(previous: JsonObject, goal: JsonObject, previousAnsweredAt: number | undefined): Violation[] {
+/** Close again: a new closed_at and a new, unacknowledged retrospective (RULES.md#state-close). */
+export const closeAgain: AgainRule = (previous, body, _headers, previousAnsweredAt) => {
+  const goal = body['goal'];
+  if (!isObject(goal)) return [];
   const before = previous['closed_at'];
   if (typeof before !== 'string') return [];
   const out: Violation[] = [];
@@ -89,24 +101,4 @@ function closeAgain(previous: JsonObject, goal: JsonObject, previousAnsweredAt: 
         );
   }
   return out;
-}
-
-/**
- * The rules of a write's answer against the same record's previous answer (`previous`; nothing without one), sent at
- * `previousAnsweredAt` (its Date header, ms) when known.
- */
-export function writeAgainRules(
-  operationId: OperationId,
-  previous: JsonObject | undefined,
-  body: unknown,
-  headers: Headers,
-  previousAnsweredAt?: number,
-): Violation[] {
-  if (!previous || !isObject(body)) return [];
-  if (operationId === 'resumeProject') {
-    const project = body['project'];
-    return isObject(project) ? resumeAgain(previous, project, headers) : [];
-  }
-  const goal = body['goal'];
-  return isObject(goal) ? closeAgain(previous, goal, previousAnsweredAt) : [];
-}
+};

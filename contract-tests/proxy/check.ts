@@ -12,6 +12,8 @@ import { checkResponse } from '../harness/check-response.ts';
 import { compare, withoutExcusedMediaType } from '../model/expected.ts';
 import { headerRules, type RequestIds } from '../model/headers.ts';
 import type { Exchange } from '../io/client.ts';
+import type { Persona } from '../model/fixtures.ts';
+import { bindingsShown } from '../model/personas.ts';
 import { firstHeader, predict, type Knowledge, type Prediction, type RawRequest, type Stage } from '../model/predict.ts';
 import { CALLER_FIELDS, STATE_RULES } from '../model/state-rules.ts';
 import { describeRehearsal, judgeRehearsal } from '../model/rehearsal.ts';
@@ -32,12 +34,13 @@ export const RULES = {
   'answer.record': 'The record and the persona decide: 404, 403 JSON or 200; valid input is never a 500',
   state: 'A 200 keeps the state rules (RULES.md#decision-3; RULES.md#state)',
   agreement:
-    'A 200’s fields agree: ids are their records’ slugs, references name the nested records, state and status are computed from each other (RULES.md#agreement)',
+    'A 200’s fields agree: ids are their records’ slugs, references name the nested records and nested records the record holding them, state and status are computed from each other, lists come in production’s order, timestamps agree, numbers are written as production writes them (RULES.md#agreement; RULES.md#list-order; RULES.md#timestamps; RULES.md#numbers)',
   'left-alone':
     'A 200 changes only what the write changes: every other field is as the same record’s previous answer through the proxy showed it (RULES.md#left-alone)',
   'write-again':
     'A 200 computes from the record as its previous answer through the proxy showed it: the next check-in by the coming-Friday rule, a close again with a new time and a new retrospective (RULES.md#state-resume; RULES.md#state-close)',
-  caller: 'A 200 that names who wrote names the caller (the --tokens file’s people)',
+  caller:
+    'A 200 that names who wrote names the caller, and every record’s permissions are the caller’s own (the --tokens file’s people; RULES.md#caller-fields)',
   timeout: 'The target answers within --timeout',
   size: 'The answer is small enough for the proxy to check (--max-body-bytes; an operation’s documented answers are a few KB)',
   encoding: 'The body decodes as its Content-Encoding says (gzip, deflate, br); the decoded body is what is checked',
@@ -110,8 +113,8 @@ function ruleOf(code: string, answerRule: Rule): Rule {
   if (code.startsWith('content-type.') || code.startsWith('media-type.') || code.startsWith('body.')) return 'spec.media-type';
   if (code.startsWith('header.')) return 'headers';
   if (code.startsWith('expected.')) return answerRule;
-  if (code === 'state.caller') return 'caller';
-  if (code.startsWith('agreement.')) return 'agreement';
+  if (code === 'state.caller' || code.startsWith('caller.')) return 'caller';
+  if (code.startsWith('agreement.') || code.startsWith('form.')) return 'agreement';
   if (code === 'left-alone') return 'left-alone';
   if (code.startsWith('write.')) return 'write-again';
   if (code.startsWith('state.')) return 'state';
@@ -144,7 +147,7 @@ export function apiRequest(request: RawRequest, skip: ReadonlySet<string> = new 
 export function checkExchange(
   request: RawRequest,
   received: Received,
-  known: Knowledge & { person(persona: 'full_access'): string | undefined },
+  known: Knowledge & { person(persona: Persona): string | undefined },
   context?: AnswerContext & { requestIds: RequestIds; mockTarget?: boolean },
 ): Checked | undefined {
   const predicted = predict(request, known);
@@ -190,7 +193,8 @@ export function checkExchange(
   const successExpected = prediction.expectation?.alternatives.some((a) => a.status === 200) ?? false;
   if (received.status === 200 && successExpected && prediction.params) {
     const exchange: Exchange = { request: apiRequest(request), response, violations: [], json };
-    const caller = prediction.who?.persona === 'full_access' ? known.person('full_access') : undefined;
+    const persona = prediction.who?.persona;
+    const caller = persona === undefined ? undefined : known.person(persona);
     rules.push('state');
     const callerFields: ReadonlyArray<string> = CALLER_FIELDS[op.operationId];
     if (caller !== undefined && callerFields.length > 0) rules.push('caller');
@@ -198,12 +202,16 @@ export function checkExchange(
       context?.coverage.rule(
         op.operationId,
         'caller',
-        callerFields.length === 0 ? `${op.operationId}'s answer names no caller` : 'the --tokens file names no person for the caller (people.full_access)',
+        callerFields.length === 0
+          ? `${op.operationId}'s answer names no caller`
+          : `the --tokens file names no person for the caller (people.${persona ?? 'full_access'})`,
       );
     found.push(...STATE_RULES[op.operationId](exchange, prediction.params, prediction.story, caller));
     if (context) {
       rules.push('agreement', 'left-alone', 'write-again');
-      found.push(...answerRules(op.operationId, received.headers, json, context));
+      // A persona's bindings are the persona table's: its permissions are checked against them (caller.ts).
+      const asked = caller === undefined || persona === undefined ? undefined : { person: caller, persona, exact: bindingsShown(persona) };
+      found.push(...answerRules(op.operationId, received.headers, json, context, { text, caller: asked }));
     }
   }
   // A rehearsed answer exercised nothing of the target's own behaviour: it counts in no coverage.

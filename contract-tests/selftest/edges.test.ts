@@ -11,7 +11,8 @@ import { answers, compare, one, success } from '../model/expected.ts';
 import { headerRules, RequestIds } from '../model/headers.ts';
 import { rightsOf } from '../model/personas.ts';
 import { operationModel } from '../model/profiles.ts';
-import { nextCheckIn, writeAgainRules } from '../model/write-again.ts';
+import { nextCheckIn } from '../model/write-again.ts';
+import { writeAgainRules } from '../model/state-rules.ts';
 
 const DAY = 86_400_000;
 /** Wednesday 2026-01-07, 00:00 UTC. */

@@ -2,6 +2,7 @@
 // startFaultProxy). Shared by the suite's fault test (faults.test.ts: the suite must fail naming each one) and the
 // validation proxy's (proxy.test.ts: the proxy must report each one its smoke set reaches).
 import { messages, texts } from '../../spec/lib/messages.ts';
+import { productionJson } from '../../spec/lib/number-form.ts';
 import { isObject, type JsonObject } from '../../spec/lib/openapi.ts';
 import { specAnswers as production } from '../../spec/test/spec-answers.ts';
 import type { Fault, ProxiedReply, ProxiedRequest } from './support.ts';
@@ -37,9 +38,35 @@ function on200(change: (body: JsonObject, req: ProxiedRequest) => void): Fault {
       const body = reply.status === 200 ? jsonObjectOf(reply.body) : undefined;
       if (!body) return reply;
       change(body, req);
-      return { ...reply, body: JSON.stringify(body) };
+      // Written back as production writes numbers, so that only the change is a fault (spec/lib/number-form.ts).
+      return { ...reply, body: productionJson(body) };
     },
   };
+}
+/** Rewrites the mock's state (GET /__mock/state) as an implementation whose rows are wrong would show it. */
+function onState(change: (state: JsonObject) => void): Fault {
+  return {
+    controls: true,
+    response: (req, reply) => {
+      const state = req.path.startsWith('/__mock/state') && reply.status === 200 ? jsonObjectOf(reply.body) : undefined;
+      if (!state) return reply;
+      change(state);
+      return { ...reply, body: JSON.stringify(state) };
+    },
+  };
+}
+/** Rewrites the subscriptions of the newest subscription list (`rows`, among `all` the state's subscriptions). */
+function onNewestList(change: (rows: JsonObject[], all: unknown[]) => void): Fault {
+  return onState((state) => {
+    const lists = state['subscription_lists'];
+    const all = state['subscriptions'];
+    const newest: unknown = Array.isArray(lists) ? lists.at(-1) : undefined;
+    if (!isObject(newest) || !Array.isArray(all)) return;
+    change(
+      all.filter((r): r is JsonObject => isObject(r) && r['subscription_list_id'] === newest['id']),
+      all,
+    );
+  });
 }
 function entity(body: JsonObject, key: string): JsonObject {
   const value = body[key];
@@ -833,6 +860,244 @@ export const cases: Case[] = [
         expect: [
           /response\.body\.goal\.projects\[\d\]\.permissions {2}a project's permissions come from one access level, so has_full_access implies can_comment/,
         ],
+      },
+    ],
+  },
+  // Beyond one caller (issue 44): what only another allowed caller, a list order, a nested id, a number's bytes or two
+  // timestamps of one answer show. Each fault is one the earlier rules let through. The faults on the bytes come last:
+  // the others parse and write the body again.
+  {
+    name: 'beyond one caller: the editor with full access, nested permissions not the caller’s, contributors and targets out of order, a goal’s projects naming its parent, 70.0 and 100 for the numbers, updated_at two hours after closed_at',
+    files: ['state', 'closeGoal', 'resumeProject'],
+    exit: 1,
+    faults: [
+      {
+        name: 'the editor gets full access in every answer',
+        fault: (tokens) => ({
+          response: (req, r) => {
+            const editor = tokens['editor'];
+            if (r.status !== 200 || editor === undefined || !(req.headers['authorization'] ?? '').includes(editor)) return r;
+            const body = jsonObjectOf(r.body);
+            if (!body) return r;
+            for (const key of ['project', 'goal']) {
+              const permissions = entity(body, key)['permissions'];
+              if (isObject(permissions)) permissions['has_full_access'] = true;
+            }
+            return { ...r, body: productionJson(body) };
+          },
+        }),
+        expect: [
+          /response\.body\.(project|goal)\.permissions {2}a (project|goal)'s permissions are the caller's own, the highest of their bindings \(RULES\.md#caller-fields\): the editor caller .* so at most level 70; got the flags of level 100/,
+        ],
+      },
+      {
+        name: 'the editor shows the champion’s unread notifications',
+        fault: (tokens) => {
+          let seen: unknown[] = [];
+          return {
+            // The editor's view of the record before its first write (GET /__mock/records/{id}?as=editor) shows them too.
+            controls: true,
+            response: (req, r) => {
+              const body = r.status === 200 ? jsonObjectOf(r.body) : undefined;
+              const project = body ? entity(body, 'project') : undefined;
+              if (!body || !project || !Array.isArray(project['notifications'])) return r;
+              const editor = tokens['editor'];
+              const asEditor = req.path.includes('as=editor') || (editor !== undefined && (req.headers['authorization'] ?? '').includes(editor));
+              if (!asEditor) {
+                if (project['notifications'].length > 0) seen = project['notifications'];
+                return r;
+              }
+              if (seen.length === 0) return r;
+              project['notifications'] = seen;
+              return { ...r, body: productionJson(body) };
+            },
+          };
+        },
+        expect: [
+          /response\.body\.project\.notifications\[0\] {2}a project's notifications are the caller's own unread ones \(RULES\.md#caller-fields\): notification [0-9a-f-]+ is not an unread notification of the editor person/,
+        ],
+      },
+      {
+        name: 'a nested project’s permissions are not the caller’s (the champion without full access)',
+        fault: () => ({
+          controls: true,
+          ...on200((body) => {
+            const projects = entity(body, 'goal')['projects'];
+            if (!Array.isArray(projects)) return;
+            for (const project of projects) {
+              const permissions = isObject(project) ? project['permissions'] : undefined;
+              if (isObject(permissions) && permissions['has_full_access'] === true) permissions['has_full_access'] = false;
+            }
+          }),
+        }),
+        expect: [
+          /response\.body\.goal\.projects\[\d\]\.permissions {2}a project's permissions are the caller's own.*: the full_access caller .* is the champion \(100\).* so level 100; got the flags of level 70/,
+        ],
+      },
+      {
+        name: 'contributors champion, contributor, reviewer',
+        fault: () => ({
+          controls: true,
+          ...on200((body) => {
+            const contributors = entity(body, 'project')['contributors'];
+            if (!Array.isArray(contributors) || contributors.length < 3) return;
+            const [champion, reviewer, ...rest] = contributors;
+            contributors.splice(0, contributors.length, champion, ...rest, reviewer);
+          }),
+        }),
+        expect: [/response\.body\.project\.contributors {2}a project's contributors come champion, reviewer, contributor, then by full name/],
+      },
+      {
+        name: 'targets newest first',
+        fault: () => ({
+          controls: true,
+          ...on200((body) => {
+            const targets = entity(body, 'goal')['targets'];
+            if (Array.isArray(targets)) targets.reverse();
+          }),
+        }),
+        expect: [/response\.body\.goal\.targets {2}a goal's targets come in the order of their index/],
+      },
+      {
+        name: 'task statuses in reverse',
+        fault: () => ({
+          controls: true,
+          ...on200((body) => {
+            const statuses = entity(body, 'project')['task_statuses'];
+            if (Array.isArray(statuses)) statuses.reverse();
+          }),
+        }),
+        expect: [/response\.body\.project\.task_statuses {2}a project's task_statuses come in the order of their index/],
+      },
+      {
+        name: 'the project’s subscription list is the write’s',
+        fault: () => ({
+          controls: true,
+          ...on200((body) => {
+            const list = entity(body, 'project')['subscription_list'];
+            if (isObject(list)) list['parent_type'] = 'comment_thread';
+          }),
+        }),
+        expect: [/response\.body\.project\.subscription_list\.parent_type {2}a project's subscription_list is the project's own, parent_type "project"/],
+      },
+      {
+        name: 'a goal’s projects name its parent goal',
+        fault: () => ({
+          controls: true,
+          ...on200((body) => {
+            const goal = entity(body, 'goal');
+            const parent = goal['parent_goal_id'];
+            const projects = goal['projects'];
+            if (typeof parent !== 'string' || !Array.isArray(projects)) return;
+            for (const project of projects) if (isObject(project)) project['goal_id'] = parent.split('-').at(-1) ?? parent;
+          }),
+        }),
+        expect: [/response\.body\.goal\.projects\[\d\]\.goal_id {2}a project the goal lists names the goal that holds it/],
+      },
+      {
+        name: 'updated_at two hours after closed_at (local time written as UTC)',
+        fault: () =>
+          on200((body) => {
+            const goal = entity(body, 'goal');
+            const closedAt = goal['closed_at'];
+            if (typeof closedAt === 'string' && goal['is_closed'] === true)
+              goal['updated_at'] = new Date(Date.parse(closedAt) + 7_200_000).toISOString().replace('.000Z', 'Z');
+          }),
+        expect: [/response\.body\.goal\.updated_at {2}close sets closed_at and bumps updated_at in the same write, so they are the same instant/],
+      },
+      {
+        name: 'access levels written 70.0',
+        fault: () => ({ response: (_req, r) => (r.status === 200 ? { ...r, body: r.body.replace(/"space":70([,}])/g, '"space":70.0$1') } : r) }),
+        expect: [/response\.body\.(project|goal)\.access_levels\.space {2}space is an integer field .* like 70; got 70\.0/],
+      },
+      {
+        name: 'a whole float written as an integer (progress 100)',
+        fault: () => ({
+          response: (_req, r) => (r.status === 200 ? { ...r, body: r.body.replace(/"progress_percentage":(\d+)\.0([,}])/g, '"progress_percentage":$1$2') } : r),
+        }),
+        expect: [/response\.body\.goal\.progress_percentage {2}progress_percentage is a float field .*: \d+\.0; got \d+ /],
+      },
+    ],
+  },
+  // The subscriptions and notifications of a write that names people (RULES.md#subscriptions), as the state shows them
+  // (an implementation whose rows are wrong: the mock's GET /__mock/state rewritten as such an implementation's).
+  {
+    name: 'subscriptions: a mentioned person invited, the author notified, the caller subscribed twice',
+    files: ['state'],
+    exit: 1,
+    faults: [
+      {
+        name: 'a mentioned person subscribed as invited',
+        fault: () =>
+          onNewestList((rows) => {
+            for (const row of rows) if (row['type'] === 'mentioned') row['type'] = 'invited';
+          }),
+        expect: [/state\.subscriptions {2}the comment_only person is subscribed as "mentioned" \(only mentioned; RULES\.md#subscriptions\); got "invited"/],
+      },
+      {
+        name: 'the author notified of their own write',
+        fault: () =>
+          onState((state) => {
+            const activities = state['activities'];
+            const notifications = state['notifications'];
+            const last: unknown = Array.isArray(activities) ? activities.at(-1) : undefined;
+            if (!isObject(last) || !Array.isArray(notifications)) return;
+            notifications.push({
+              ...(isObject(notifications[0]) ? notifications[0] : {}),
+              id: `author-${String(last['id'])}`,
+              person_uuid: last['author_uuid'],
+              activity_id: last['id'],
+            });
+          }),
+        expect: [/state\.notifications {2}the author of a write is never notified of it \(RULES\.md#side-effects\); the (full_access|editor) person was/],
+      },
+      {
+        name: 'the caller subscribed twice',
+        fault: () =>
+          onNewestList((rows, all) => {
+            const invited = rows.find((r) => r['type'] === 'invited');
+            if (invited) all.push({ ...invited, id: `${String(invited['id'])}-again` });
+          }),
+        expect: [
+          /state\.subscriptions {2}each person is subscribed once, however often they are listed or mentioned \(RULES\.md#subscriptions\); the \w+ person has 2 subscriptions/,
+        ],
+      },
+    ],
+  },
+  {
+    name: 'subscriptions: a mention not subscribed, a listed person without access notified',
+    files: ['state'],
+    exit: 1,
+    faults: [
+      {
+        name: 'a listed person without access notified',
+        fault: () =>
+          onState((state) => {
+            const [activities, lists, subscriptions, notifications] = ['activities', 'subscription_lists', 'subscriptions', 'notifications'].map(
+              (k) => state[k],
+            );
+            const last: unknown = Array.isArray(activities) ? activities.at(-1) : undefined;
+            const list: unknown = Array.isArray(lists) ? lists.at(-1) : undefined;
+            if (!isObject(last) || !isObject(list) || !Array.isArray(subscriptions) || !Array.isArray(notifications)) return;
+            const notified = new Set(notifications.flatMap((n) => (isObject(n) && n['activity_id'] === last['id'] ? [n['person_uuid']] : [])));
+            for (const row of subscriptions)
+              if (
+                isObject(row) &&
+                row['subscription_list_id'] === list['id'] &&
+                row['person_uuid'] !== last['author_uuid'] &&
+                !notified.has(row['person_uuid'])
+              )
+                notifications.push({ id: `also-${String(row['id'])}`, person_uuid: row['person_uuid'], activity_id: last['id'], read: false });
+          }),
+        expect: [
+          /state\.notifications {2}only subscribers who can see the record are notified \(a subscriber without access is subscribed, never notified; RULES\.md#subscriptions\); the no_access person was notified/,
+        ],
+      },
+      {
+        name: 'a mentioned person not subscribed',
+        fault: () =>
+          onNewestList((rows, all) => all.splice(0, all.length, ...all.filter((r) => !isObject(r) || !rows.includes(r) || r['type'] !== 'mentioned'))),
+        expect: [/state\.subscriptions {2}the comment_only person is mentioned, so the write subscribes them \(RULES\.md#subscriptions\); no subscription/],
       },
     ],
   },

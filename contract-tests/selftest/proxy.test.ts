@@ -56,8 +56,8 @@ async function proxyTo(
 }
 
 /**
- * QA's smoke set: each operation with the full, read-only and no token, an unknown id, missing fields, and the valid
- * write once more (the same record answered twice: what the write leaves alone can be compared).
+ * QA's smoke set: each operation with the full, read-only and no token, an unknown id, missing fields, the valid
+ * write once more (the same record answered twice: what the write leaves alone can be compared), and the editor's write.
  */
 function smokeSet(session: string): ApiRequest[] {
   return operationModels().flatMap((op) => {
@@ -75,6 +75,8 @@ function smokeSet(session: string): ApiRequest[] {
       { method: 'POST', path: op.path, headers: headers(tokens['full_access']), body: JSON.stringify(baseBody(op, UNKNOWN_ID)) },
       { method: 'POST', path: op.path, headers: headers(tokens['full_access']), body: '{}' },
       { method: 'POST', path: op.path, headers: headers(tokens['full_access']), body: valid },
+      // The editor writes too (a space member at 70): its answer's caller fields are its own.
+      { method: 'POST', path: op.path, headers: headers(tokens['editor']), body: valid },
     ];
   });
 }
@@ -132,10 +134,10 @@ describe('the validation proxy in front of the faithful mock', () => {
     const { proxy, url } = await proxyTo(mock.url);
     try {
       const responses = await sendAll(url, smokeSet('proxy-faithful'));
-      expect(responses.map((r) => r.status)).toEqual([200, 403, 401, 404, 400, 200, 200, 403, 401, 404, 400, 200]);
+      expect(responses.map((r) => r.status)).toEqual([200, 403, 401, 404, 400, 200, 200, 200, 403, 401, 404, 400, 200, 200]);
       for (const r of responses) expect(r.headers[VIOLATIONS_HEADER.toLowerCase()]).toBeUndefined();
       const summary = proxy.log.summary('', 0);
-      expect(summary).toMatchObject({ exchanges: 12, checked: 12, broken: 0, violations: 0 });
+      expect(summary).toMatchObject({ exchanges: 14, checked: 14, broken: 0, violations: 0 });
       // The read-only 403 and the 401 come without a Content-Type, as production sends them: one rule with the suite
       // (expected.ts), noted once and not counted as warnings.
       expect([summary.warnings, summary.warnings_by_code, summary.expected]).toEqual([0, {}, { answers: 4, note: expectedNote(4) }]);
@@ -158,18 +160,18 @@ describe('the validation proxy in front of the faithful mock', () => {
           expect(rules, `${op.operationId} ${rule}`).toHaveProperty(rule);
         // The coverage of the traffic: the documented statuses seen, the fields and values sent, the rules run.
         const coverage = summary.coverage.operations[op.operationId];
-        expect(coverage?.exchanges).toBe(6);
-        expect(coverage?.statuses.seen).toEqual({ '200': 2, '400': 1, '401': 1, '403': 1, '404': 1 });
+        expect(coverage?.exchanges).toBe(7);
+        expect(coverage?.statuses.seen).toEqual({ '200': 3, '400': 1, '401': 1, '403': 1, '404': 1 });
         expect(coverage?.statuses.unseen).toEqual(['405', '406', '413', '415', '500']);
         expect(coverage?.request_fields.unsent).toEqual([]);
         // The --tokens file is the mock's fixtures: the records were read before the first write, so both writes compare.
-        expect(coverage?.rules['left-alone']).toEqual({ run: 2, skipped: {} });
+        expect(coverage?.rules['left-alone']).toEqual({ run: 3, skipped: {} });
         expect(coverage?.response_fields.non_null).toContain('Person.full_name');
         expect(summary.coverage.summary.find((line) => line.startsWith(`${op.operationId}: `))).toMatch(
-          new RegExp(`^${op.operationId}: 6 exchanges; statuses 5/10 \\(never 405 406 413 415 500\\); response fields \\d+/\\d+ non-null`),
+          new RegExp(`^${op.operationId}: 7 exchanges; statuses 5/10 \\(never 405 406 413 415 500\\); response fields \\d+/\\d+ non-null`),
         );
       }
-      expect(proxy.junit()).toMatch(/<system-out>coverage of the traffic: closeGoal: 6 exchanges; statuses 5\/10 \(never 405 406 413 415 500\)/);
+      expect(proxy.junit()).toMatch(/<system-out>coverage of the traffic: closeGoal: 7 exchanges; statuses 5\/10 \(never 405 406 413 415 500\)/);
     } finally {
       await proxy.close();
     }
@@ -258,6 +260,22 @@ describe('the validation proxy in front of each injected fault', () => {
 
   it("the smoke set reaches the brief's six faults, and the proxy names each", () => {
     for (const name of ['wrong status', 'dropped required field', 'wrong type', 'wrong error body', 'read-only token writes', 'state not applied'])
+      expect(reached.get(name), name).toBe(true);
+  });
+  it('the smoke set reaches the faults beyond one caller (issue 44), and the proxy names each', () => {
+    for (const name of [
+      'the editor gets full access in every answer',
+      'the editor shows the champion’s unread notifications',
+      'a nested project’s permissions are not the caller’s (the champion without full access)',
+      'contributors champion, contributor, reviewer',
+      'targets newest first',
+      'task statuses in reverse',
+      'the project’s subscription list is the write’s',
+      'a goal’s projects name its parent goal',
+      'updated_at two hours after closed_at (local time written as UTC)',
+      'access levels written 70.0',
+      'a whole float written as an integer (progress 100)',
+    ])
       expect(reached.get(name), name).toBe(true);
   });
 });
@@ -548,7 +566,7 @@ describe('npm run proxy', () => {
       child.kill('SIGTERM');
       const { code, stdout } = await child.exited;
       expect(code, stdout).toBe(0);
-      expect(stdout).toMatch(/^SIGTERM: 12 exchanges checked, 2 broke the contract \(2 violations, \d+ warnings\); JUnit report: /m);
+      expect(stdout).toMatch(/^SIGTERM: 14 exchanges checked, 2 broke the contract \(2 violations, \d+ warnings\); JUnit report: /m);
       noToken(stdout);
       const xml = readFileSync(report, 'utf8');
       // 18 rules per operation (the header rules of issue 35 and the encoding rule of issue 34 among them).

@@ -704,7 +704,7 @@ export function behaviourTable(fixtures: Fixtures): BehaviourCase[] {
         expect(Array.isArray(list) ? list.length : -1).toBe(1);
         const event: unknown = Array.isArray(list) ? list[0] : undefined;
         if (!isObject(event) || !Array.isArray(event['notified'])) throw new Error('no event');
-        expect(event['notified'].map((p: unknown) => (isObject(p) ? p['full_name'] : undefined)).sort()).toEqual(['Bob Williams', 'Carol Davis']);
+        expect(event['notified'].map((p: unknown) => (isObject(p) ? p['full_name'] : undefined)).sort()).toEqual(['Bob Williams', 'Carol Davis', 'Grace Kim']);
         expect(event).toMatchObject({ seq: 1, activity: 'goal_closing', record: { type: 'goal', id: fixtures.goals['open'] }, send_to_everyone: true });
       },
     },

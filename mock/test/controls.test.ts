@@ -125,7 +125,8 @@ describe('GET /__mock/events', () => {
       ],
     });
     const notified = ((events[0]?.['notified'] ?? []) as Array<{ full_name: string }>).map((p) => p.full_name).sort();
-    expect(notified).toEqual(['Bob Williams', 'Carol Davis']);
+    // Space members but the author: Bob, Grace (the editor); Erin is suspended. Carol: a subscriber who can see it.
+    expect(notified).toEqual(['Bob Williams', 'Carol Davis', 'Grace Kim']);
   });
 
   it('filters by ?since= (a seq number)', async () => {

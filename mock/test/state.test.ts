@@ -25,6 +25,8 @@ beforeEach(async () => {
 
 const token = (persona: string): string => mock.fixtures.tokens[persona] ?? '';
 const person = (persona: string): string => mock.fixtures.people[persona] ?? '';
+/** The short id at the end of a slug id. */
+const shortOf = (id: string): string => id.split('-').at(-1) ?? id;
 /** The UUID behind a fixture's slug id, as state rows hold it. */
 function uuid(id: string | undefined): string {
   const decoded = decodeId(id ?? '');
@@ -186,8 +188,9 @@ describe('goals/close', () => {
       .filter((n) => n.activity_id === activity?.id)
       .map((n) => s.people.find((p) => p.uuid === n.person_uuid)?.full_name)
       .sort();
-    // Space members: Alice (author, excluded), Bob, Erin (suspended, excluded). Carol: subscriber with comment access.
-    expect(recipients).toEqual(['Bob Williams', 'Carol Davis']);
+    // Space members: Alice (author, excluded), Bob, Erin (suspended, excluded), Grace (the editor). Carol: subscriber
+    // with comment access.
+    expect(recipients).toEqual(['Bob Williams', 'Carol Davis', 'Grace Kim']);
     expect(s.subscription_lists.find((l) => l.parent_id === activity?.comment_thread_id)?.send_to_everyone).toBe(true);
   });
 
@@ -219,6 +222,20 @@ describe('permissions', () => {
   it('reports the caller’s own permissions in the response', async () => {
     const project = await resume('paused');
     expect(project.permissions).toEqual({ __typename: 'project_permissions', can_view: true, can_comment: true, can_edit: true, has_full_access: true });
+  });
+
+  it('lets the editor (a space member at level 70, neither champion nor reviewer) write, with level 70’s permissions', async () => {
+    const level70 = { can_view: true, can_comment: true, can_edit: true, has_full_access: false };
+    const project = await resume('paused', 'editor');
+    expect(project.permissions).toEqual({ __typename: 'project_permissions', ...level70 });
+    const goal = await close('open', {}, 'editor');
+    expect(goal.permissions).toEqual({ __typename: 'goal_permissions', ...level70 });
+    expect(goal.closed_by?.id).toContain(shortOf(person('editor')));
+    const editor = person('editor');
+    for (const record of [project, goal]) {
+      expect(record.champion?.id).not.toContain(shortOf(editor));
+      expect(record.reviewer?.id).not.toContain(shortOf(editor));
+    }
   });
 });
 

@@ -9,6 +9,7 @@ import { randomBytes, toBase64Url } from '../domain/digest.ts';
 import type * as errors from './errors.ts';
 import type { Fault } from './faults.ts';
 import { isSelfCheckMode, SAMPLE_EVERY, SAMPLE_FIRST, SELF_CHECK_MODES, type SelfCheckMode } from '../limits.ts';
+import { productionJson } from '../../../spec/lib/number-form.ts';
 
 export type Reply = errors.ErrorReply | { code: 'OK'; status: 200; body: Record<string, unknown>; framing: 'json' };
 
@@ -148,11 +149,14 @@ function requestId(): string {
  */
 export type Framed = { status: number; headers: Array<[string, string]>; body: string; fault?: Fault; holdMs?: number };
 
-/** Frames a reply as production does: no Content-Type where production sets none, JSON bytes in key order. */
+/**
+ * Frames a reply as production does: no Content-Type where production sets none, JSON bytes in key order, numbers as
+ * Jason writes them (spec/lib/number-form.ts: a float field's 70.0 as `70.0`).
+ */
 export function frameReply(reply: Reply, options: ReplyOptions = {}, headers: Array<[string, string]> = []): Framed {
   headers.push(['cache-control', CACHE_CONTROL]);
   if (!options.entry) headers.push(['x-request-id', requestId()]);
   const contentType = CONTENT_TYPES[reply.framing];
   if (contentType) headers.push(['content-type', contentType]);
-  return { status: reply.status, headers, body: typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body) };
+  return { status: reply.status, headers, body: typeof reply.body === 'string' ? reply.body : productionJson(reply.body) };
 }

@@ -3,10 +3,11 @@
 // those of the close examples. A company, the personas (mock/openapi.yaml's persona table, generated/mock-fixtures.ts)
 // with their people, bindings and tokens complete it: each persona's part is derived from its row, never written here.
 import { PERSONA_PEOPLE, PERSONA_RIGHTS } from '../../../generated/mock-fixtures.ts';
-import { isObject, loadDocument, resolvePointer } from '../../../spec/lib/openapi.ts';
+import { isObject, type JsonObject } from '../../../spec/lib/openapi.ts';
+import { operationModels, responseExamples } from '../../../spec/lib/operations.ts';
 import type { Schemas } from '../../../spec/lib/schemas.ts';
 import { sha256, toBase64Url, toHex } from './digest.ts';
-import { decodeId, datedId, shortId } from './ids.ts';
+import { decodeId, datedId, shortId, slugId } from './ids.ts';
 import { hashToken } from './security.ts';
 import {
   PERSONAS,
@@ -26,14 +27,30 @@ import {
 export { PERSONAS, type Persona } from './state.ts';
 
 /**
- * A record from one of the spec's response examples. The examples are validated against these very schemas by
- * Redocly lint (no-invalid-media-type-examples) and by spec/test/examples.test.ts, so they are trusted here rather
- * than validated again at every start (that would add ~300 ms of schema compilation to the cold start).
+ * The records of the spec's success examples: every operation's 200 examples (spec/lib/operations.ts), each the record
+ * under its answer's key (`project`, `goal`), so no example is named here. The examples are validated against these
+ * very schemas by Redocly lint (no-invalid-media-type-examples) and by spec/test/examples.test.ts, so they are trusted
+ * here rather than validated again at every start (that would add ~300 ms of schema compilation to the cold start).
  */
-function example<K extends 'Project' | 'Goal'>(_schema: K, name: string, key: string): Schemas[K] {
-  const value = resolvePointer(loadDocument(), `#/components/examples/${name}/value`);
-  if (!isObject(value) || !isObject(value[key])) throw new Error(`the spec has no example ${name} with a ${key}`);
-  return value[key] as Schemas[K];
+function successExamples(): Array<{ key: string; record: JsonObject; source: string }> {
+  return operationModels().flatMap((model) =>
+    responseExamples(model)
+      .filter((e) => e.status === 200 && isObject(e.value))
+      .flatMap((e) =>
+        Object.entries(isObject(e.value) ? e.value : {}).flatMap(([key, record]) =>
+          isObject(record) ? [{ key, record, source: `${model.operationId} ${e.name ?? 'example'}` }] : [],
+        ),
+      ),
+  );
+}
+
+/** The one success example of a `key` record that `is` picks; an error naming the candidates otherwise. */
+function exampleOf<K extends 'Project' | 'Goal'>(_schema: K, key: string, what: string, is: (record: JsonObject) => boolean): Schemas[K] {
+  const candidates = successExamples().filter((e) => e.key === key);
+  const found = candidates.filter((e) => is(e.record));
+  if (found.length !== 1)
+    throw new Error(`the spec's 200 examples need exactly one ${what}; found ${found.length} among ${candidates.map((c) => c.source).join(', ') || 'none'}`);
+  return found[0]?.record as Schemas[K];
 }
 
 function uuidOf(id: string): string {
@@ -123,12 +140,17 @@ function richText(text: string): string {
 /** The four records the seed is built around: the resume examples' projects and the close examples' goals. */
 type Examples = { paused: Project; closed: Project; achieved: Goal; missed: Goal };
 
+/**
+ * The resume answers: the project still closed is the closed one, the other the paused one; the close answers: the
+ * achieved goal is the open one (before its close), the missed one the closed one.
+ */
 function examples(): Examples {
+  const closed = (record: JsonObject): boolean => record['closed_at'] !== null && record['closed_at'] !== undefined;
   return {
-    paused: example('Project', 'ResumeProjectResponse', 'project'),
-    closed: example('Project', 'ResumeClosedProjectResponse', 'project'),
-    achieved: example('Goal', 'CloseGoalResponse', 'goal'),
-    missed: example('Goal', 'CloseGoalMissedResponse', 'goal'),
+    paused: exampleOf('Project', 'project', 'project that is not closed (the paused one, resumed)', (r) => !closed(r)),
+    closed: exampleOf('Project', 'project', 'closed project (resumed, still closed)', closed),
+    achieved: exampleOf('Goal', 'goal', 'goal closed as a success (the open one, closed)', (r) => r['success'] === true),
+    missed: exampleOf('Goal', 'goal', 'goal closed as missed (the closed one)', (r) => r['success'] === false),
   };
 }
 
@@ -211,6 +233,28 @@ function bindViewers(projects: ProjectRow[], cast: Cast): void {
   }
 }
 
+/**
+ * The nested rows a project owns, renumbered for `owner` (a project built from another's shape): production gives every
+ * project its own contributor rows, subscription list and subscriptions, resource hub and task statuses (§4.3, §5
+ * `project_contributor`), so no id of them is another project's. Each id is stable (derived from `owner` and its place).
+ */
+function ownRows(project: Project, owner: string): Project {
+  const id = (what: string): string => uuidFor(`${owner} ${what}`);
+  const contributors = project.contributors?.map((c, i) => ({ ...c, id: shortId(id(`contributor ${i}`)) })) ?? null;
+  const list = project.subscription_list;
+  const subscriptionList = list
+    ? {
+        ...list,
+        id: shortId(id('subscription list')),
+        subscriptions: list.subscriptions?.map((s, i) => ({ ...s, id: shortId(id(`subscription ${i}`)) })) ?? null,
+      }
+    : null;
+  const hub = project.resource_hub;
+  const resourceHub = hub ? { ...hub, id: slugId(hub.name, id('resource hub')) } : null;
+  const taskStatuses = project.task_statuses?.map((t, i) => ({ ...t, id: id(`task status ${i}`) })) ?? null;
+  return { ...project, contributors, subscription_list: subscriptionList, resource_hub: resourceHub, task_statuses: taskStatuses };
+}
+
 /** The active project: the paused one's shape under another name, checked in a week before the examples' day. */
 function activeProject(paused: Project, uuid: string): Project {
   const activeCheckIn = paused.last_check_in
@@ -221,11 +265,12 @@ function activeProject(paused: Project, uuid: string): Project {
         inserted_at: '2025-06-06T15:00:00Z',
         updated_at: '2025-06-06T15:00:00Z',
         published_at: '2025-06-06T15:00:00Z',
+        acknowledged_at: '2025-06-09T08:30:00Z',
         description: richText('The design system is done; page templates are next.'),
       }
     : null;
   return {
-    ...structuredClone(paused),
+    ...ownRows(structuredClone(paused), 'project website redesign'),
     id: `website-redesign-${shortId(uuid)}`,
     name: 'Website redesign',
     description: richText('A faster, clearer marketing site with the new pricing page.'),
