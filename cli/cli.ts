@@ -11,6 +11,9 @@ const COMMANDS = {
   proxy: 'a validation proxy: forwards live traffic to --target and checks every exchange against the contract',
   docs: 'write the API reference as one self-contained HTML page',
   diff: 'compare two versions of the contract and grade every change (ERR breaks a client, WARN may, INFO is safe)',
+  drift: 'check recorded traffic (a HAR file) offline with every rule the proxy checks live; sends nothing',
+  replay: 'send a recording (HAR) again to --target and compare each answer with the recorded one',
+  coverage: 'merge coverage JSON files (contract, drift, proxy) and fail below --min KEY=PERCENT',
 } as const;
 type Command = keyof typeof COMMANDS;
 
@@ -84,6 +87,15 @@ export async function main(argv: string[]): Promise<void> {
       return;
     case 'diff':
       await (await import('../spec/diff/command.ts')).runDiff(rest);
+      return;
+    case 'drift':
+      await (await import('../contract-tests/drift/command.ts')).runDrift(rest, packageVersion());
+      return;
+    case 'replay':
+      await (await import('../contract-tests/replay/command.ts')).runReplay(rest);
+      return;
+    case 'coverage':
+      await (await import('../contract-tests/coverage/command.ts')).runCoverage(rest);
       return;
   }
 }

@@ -1,0 +1,129 @@
+// The recorder behind `proxy --record FILE`: each exchange the proxy forwards becomes a masked HAR entry
+// (mask-exchange.ts), off the answer's path (the masking runs after the answer is on its way). The file is written
+// whole, to a temporary file renamed over FILE (never half written), at most once a second while exchanges come
+// (so it is valid HAR within a second of the last one), and at once by `flush()` on SIGINT/SIGTERM. Bounded: past
+// --record-max-bytes, recording stops with one line (`onStop`) and the proxy goes on forwarding.
+import { renameSync, writeFileSync } from 'node:fs';
+import type { RawRequest } from '../model/predict.ts';
+import type { Har, HarLog, Received } from './har.ts';
+import { ExchangeMasker } from './mask-exchange.ts';
+
+export const DEFAULT_RECORD_MAX_BYTES = 64 * 1024 * 1024;
+const DEBOUNCE_MS = 1000;
+
+export type RecorderOptions = {
+  file: string;
+  /** The target's origin and path prefix: the recorded URLs are absolute, under it. */
+  origin: string;
+  /** Each token of the --tokens file and its persona. */
+  personas?: Iterable<readonly [string, string]>;
+  maxBytes?: number;
+  creator?: { name: string; version: string };
+  /** The fixture records and people of the --tokens file (no token): written into the log for drift. */
+  fixtures?: HarLog['_fixtures'];
+  /** Told once, when recording stops at maxBytes (or the file cannot be written). */
+  onStop?: (line: string) => void;
+  now?: () => Date;
+};
+
+export class Recorder {
+  readonly #options: RecorderOptions;
+  readonly #masker: ExchangeMasker;
+  readonly #maxBytes: number;
+  /** The entries as JSON texts, and their bytes. */
+  readonly #entries: string[] = [];
+  #bytes = 0;
+  #stopped = false;
+  #timer: NodeJS.Timeout | undefined;
+  #dirty = false;
+  readonly #pending: Array<[RawRequest, Received, Date, number]> = [];
+
+  constructor(options: RecorderOptions) {
+    this.#options = options;
+    this.#masker = new ExchangeMasker(options.personas ?? []);
+    this.#maxBytes = options.maxBytes ?? DEFAULT_RECORD_MAX_BYTES;
+    this.flush();
+  }
+
+  get count(): number {
+    return this.#entries.length;
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Records one exchange (masked on the next turn of the event loop, off the answer's path). */
+  add(request: RawRequest, received: Received, started: Date, durationMs: number): void {
+    if (this.#stopped) return;
+    this.#pending.push([request, received, started, durationMs]);
+    if (this.#pending.length === 1) setImmediate(() => this.#drain());
+  }
+
+  #drain(): void {
+    for (const [request, received, started, durationMs] of this.#pending.splice(0)) this.#add(request, received, started, durationMs);
+  }
+
+  #add(request: RawRequest, received: Received, started: Date, durationMs: number): void {
+    if (this.#stopped) return;
+    const text = JSON.stringify(this.#masker.entry(this.#options.origin, request, received, { started, durationMs }), null, 1).replace(/\n/g, '\n  ');
+    const size = Buffer.byteLength(text) + 4;
+    if (this.#bytes + size > this.#maxBytes) {
+      this.#stop(
+        `proxy: --record stopped at ${this.#entries.length} exchanges: the next would pass --record-max-bytes ${this.#maxBytes}; the proxy goes on forwarding and checking`,
+      );
+      return;
+    }
+    this.#entries.push(text);
+    this.#bytes += size;
+    this.#dirty = true;
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined;
+      if (this.#dirty) this.flush();
+    }, DEBOUNCE_MS);
+  }
+
+  #stop(line: string): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.flush();
+    this.#options.onStop?.(line);
+  }
+
+  /** The recording as HAR text. */
+  text(): string {
+    const log: Har['log'] = {
+      version: '1.2',
+      creator: this.#options.creator ?? { name: 'service-external-api proxy', version: '1' },
+      entries: [],
+      _tokens: this.#masker.forms,
+      ...(this.#options.fixtures ? { _fixtures: this.#options.fixtures } : {}),
+    };
+    const head = JSON.stringify({ log }, null, 1).replace(/"entries": \[\]/, '"entries": [\n  @ENTRIES@\n ]');
+    const [before = '', after = ''] = head.split('@ENTRIES@');
+    return `${before}${this.#entries.join(',\n  ')}${after}\n`;
+  }
+
+  /** Writes the file now (a temporary file renamed over it). */
+  flush(): void {
+    this.#dirty = false;
+    const temporary = `${this.#options.file}.${process.pid}.tmp`;
+    try {
+      writeFileSync(temporary, this.text());
+      renameSync(temporary, this.#options.file);
+    } catch (error) {
+      if (!this.#stopped)
+        this.#stop(
+          `proxy: --record cannot write ${this.#options.file} (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); recording stopped`,
+        );
+    }
+  }
+
+  /** Writes what is pending and stops the timer (on exit). */
+  close(): void {
+    this.#drain();
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.flush();
+  }
+}
