@@ -86,7 +86,12 @@ export async function main(argv: string[]): Promise<void> {
       await (await import('../docs-site/command.ts')).runDocs(rest);
       return;
     case 'diff':
-      await (await import('../spec/diff/command.ts')).runDiff(rest);
+      await (await import('../spec/diff/command.ts')).runDiff(
+        rest,
+        rest.some((word) => word === '--traffic' || word.startsWith('--traffic='))
+          ? (await import('../contract-tests/har/diff-traffic.ts')).withTraffic
+          : undefined,
+      );
       return;
     case 'drift':
       await (await import('../contract-tests/drift/command.ts')).runDrift(rest, packageVersion());
