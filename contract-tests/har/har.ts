@@ -236,8 +236,8 @@ export function exchangeOf(entry: HarEntry, index: number): RecordedExchange {
     .filter((h) => !h.name.startsWith(':'))
     .map((h) => [h.name, h.value]);
   const body = entry.request.postData ? bodyOf(entry.request.postData.text, entry.request.postData.encoding) : undefined;
-  if (entry.request.postData?.mimeType && !headers.some(([n]) => n.toLowerCase() === 'content-type'))
-    headers.push(['Content-Type', entry.request.postData.mimeType]);
+  // The headers are what went over the wire: postData.mimeType and content.mimeType are not read in their place (a
+  // recorder writes application/octet-stream for an answer that came without a Content-Type, as production's errors do).
   const responseHeaders: Record<string, string> = {};
   for (const h of entry.response.headers) {
     if (h.name.startsWith(':')) continue;
@@ -245,7 +245,6 @@ export function exchangeOf(entry: HarEntry, index: number): RecordedExchange {
     responseHeaders[name] = responseHeaders[name] === undefined ? h.value : `${responseHeaders[name]}, ${h.value}`;
   }
   const content = entry.response.content;
-  if (content.mimeType && responseHeaders['content-type'] === undefined && content.text) responseHeaders['content-type'] = content.mimeType;
   return {
     index,
     startedDateTime: entry.startedDateTime,
