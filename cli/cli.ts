@@ -68,6 +68,8 @@ export async function main(argv: string[]): Promise<void> {
     // `mock --log-format json` writes its lines through pino.
     if (first === 'mock' && rest.some((word, i) => word === '--log-format=json' || (word === '--log-format' && rest[i + 1] === 'json')))
       peers.push(...JSON_LOG_PEERS);
+    // `drift --spec` reads another version of the contract with the diff command's reader, which bundles with Redocly.
+    if (first === 'drift' && rest.some((word) => word === '--spec' || word.startsWith('--spec='))) peers.push(...(COMMAND_PEERS['diff'] ?? []));
     requirePeers(`service-external-api ${first}`, peers);
   }
   switch (first) {

@@ -13,6 +13,8 @@ import type { RawRequest } from '../model/predict.ts';
 import type { HarEntry, HarHeader, Received } from './har.ts';
 
 const AUTHORIZATION = /^(authorization|proxy-authorization)$/i;
+/** Headers the masker may read a credential from (io/mask.ts's list, and more): part of the key of a cached masker. */
+const CREDENTIAL_LIKE = /auth|cookie|token|key|secret|session|password|csrf|xsrf|signature/i;
 const SCHEME = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*$/;
 
 /** The credential words of an Authorization value: every word but a leading scheme. */
@@ -73,8 +75,24 @@ export class ExchangeMasker {
     return `token-${n}`;
   }
 
+  /** Maskers by the credentials a request carries (a few tokens make most traffic): building one compiles its forms. */
+  readonly #maskers = new Map<string, Masker>();
+
   /** A masker that knows the personas' tokens and every credential the request carries. */
   maskerFor(request: RawRequest): Masker {
+    const key = JSON.stringify([
+      request.headers.filter(([name]) => CREDENTIAL_LIKE.test(name)),
+      request.url.slice(request.url.indexOf('?') + 1 || request.url.length),
+    ]);
+    const known = this.#maskers.get(key);
+    if (known) return known;
+    const masker = this.#build(request);
+    if (this.#maskers.size >= 256) this.#maskers.delete(this.#maskers.keys().next().value ?? key);
+    this.#maskers.set(key, masker);
+    return masker;
+  }
+
+  #build(request: RawRequest): Masker {
     const masker = createMasker(this.#personas.map(([token, persona]) => [token, persona] as const));
     for (const [name, value] of request.headers) if (AUTHORIZATION.test(name)) for (const word of credentialWords(value)) masker.add(word, this.nameOf(word));
     masker.addFromRequest(

@@ -66,7 +66,8 @@ export class Recorder {
 
   #add(request: RawRequest, received: Received, started: Date, durationMs: number): void {
     if (this.#stopped) return;
-    const text = JSON.stringify(this.#masker.entry(this.#options.origin, request, received, { started, durationMs }), null, 1).replace(/\n/g, '\n  ');
+    // One line per entry: the file diffs by exchange and stays small.
+    const text = JSON.stringify(this.#masker.entry(this.#options.origin, request, received, { started, durationMs }));
     const size = Buffer.byteLength(text) + 4;
     if (this.#bytes + size > this.#maxBytes) {
       this.#stop(

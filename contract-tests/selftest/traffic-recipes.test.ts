@@ -225,6 +225,35 @@ describe('interop and the gates', () => {
     expect([bad.code, bad.stderr]).toEqual([2, 'error: --traffic tokens.json is not HAR: no "log" object at the top\n']);
   });
 
+  it('drift --spec holds the traffic to another contract version; drift and replay refuse bad input with exit 2 in one line', { timeout: 90_000 }, async () => {
+    const document: unknown = JSON.parse(readFileSync(join(ROOT, 'generated/openapi.json'), 'utf8'));
+    if (!isObject(document) || !isObject(document['components']) || !isObject(document['components']['schemas'])) throw new Error('no schemas');
+    const goal = document['components']['schemas']['Goal'];
+    if (!isObject(goal) || !isObject(goal['properties'])) throw new Error('no Goal');
+    goal['properties']['owner_note'] = { type: 'string' };
+    goal['required'] = [...(Array.isArray(goal['required']) ? goal['required'] : []), 'owner_note'];
+    writeFileSync(join(dir, 'stricter.json'), JSON.stringify(document));
+    const against = await cli(['drift', 'staging.har', '--spec', 'stricter.json', '--format', 'json']);
+    expect(against.code).toBe(1);
+    const report: unknown = JSON.parse(against.stdout);
+    if (!isObject(report) || !Array.isArray(report['findings'])) throw new Error('no findings');
+    expect(report['spec']).toBe('stricter.json');
+    expect(report['findings'].length).toBeGreaterThan(0);
+    for (const finding of report['findings']) expect(JSON.stringify(finding)).toContain('required field \\"owner_note\\" is missing');
+    const bad: Array<[ReadonlyArray<string>, string]> = [
+      [['drift', 'staging.har', '--spec', 'missing.json'], 'drift: --spec missing.json: no such file\n'],
+      [['drift', 'tokens.json'], 'drift: tokens.json is not HAR: no "log" object at the top\n'],
+      [['drift', 'staging.har', '--format', 'xml'], 'drift: --format must be text, json, junit, sarif, got "xml"\n'],
+      [['replay', 'staging.har'], 'replay: --target is required: the URL of the implementation to replay against\n'],
+      [['replay', 'staging.har', '--target', 'http://192.0.2.1:9'], 'replay: the recording\'s writes would go to 192.0.2.1:9, which is not this machine; set CONTRACT_ALLOW_WRITES=1 to allow writes there\n'],
+      [['replay', 'staging.har', '--target', staging.url, '--map', 'tokens.json'], 'replay: --map tokens.json must be a JSON object of recorded id → target id (strings)\n'],
+    ];
+    for (const [args, line] of bad) {
+      const ran = await cli(args);
+      expect([ran.code, ran.stderr], args.join(' ')).toEqual([2, line]);
+    }
+  });
+
   it('coverage merges files of one shape and fails below --min; a bad file or key is exit 2 in one line', { timeout: 60_000 }, async () => {
     const drifted = await cli(['drift', 'staging.har', '--coverage', 'a.json']);
     expect(drifted.code).toBe(0);

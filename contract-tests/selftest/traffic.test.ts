@@ -375,13 +375,20 @@ describe('the HAR reader', () => {
 describe('the recorder', () => {
   it('stops at --record-max-bytes with one line, keeping a valid file of what it recorded', async () => {
     const file = join(dir, 'small.har');
-    const lines: string[] = [];
-    const recorder = new Recorder({ file, origin: 'http://127.0.0.1:1', maxBytes: 1500, onStop: (line) => lines.push(line) });
     const request = { method: 'POST', url: '/api/external/v1/goals/close', headers: [['Content-Type', 'application/json']] as const, body: Buffer.from('{}') };
-    for (let i = 0; i < 5; i++) recorder.add(request, { status: 401, headers: {}, body: Buffer.from(texts.unauthorized) }, new Date(0), 1);
+    const answer = { status: 401, headers: {}, body: Buffer.from(texts.unauthorized) };
+    // One entry's size, from a recorder without a bound; the bounded one takes two of them and refuses the third.
+    const sizer = new Recorder({ file, origin: 'http://127.0.0.1:1' });
+    sizer.add(request, answer, new Date(0), 1);
+    sizer.close();
+    const lines: string[] = [];
+    const recorder = new Recorder({ file, origin: 'http://127.0.0.1:1', maxBytes: 2 * sizer.bytes + 10, onStop: (line) => lines.push(line) });
+    for (let i = 0; i < 5; i++) recorder.add(request, answer, new Date(0), 1);
     recorder.close();
-    expect(lines).toEqual(['proxy: --record stopped at 1 exchanges: the next would pass --record-max-bytes 1500; the proxy goes on forwarding and checking']);
-    expect(readHar(file).exchanges).toHaveLength(1);
+    expect(lines).toEqual([
+      `proxy: --record stopped at 2 exchanges: the next would pass --record-max-bytes ${2 * sizer.bytes + 10}; the proxy goes on forwarding and checking`,
+    ]);
+    expect(readHar(file).exchanges).toHaveLength(2);
   });
 
   it('proxy --record: the file is valid HAR within a second of the last exchange and after SIGTERM', { timeout: 60_000 }, async () => {
