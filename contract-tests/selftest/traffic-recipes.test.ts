@@ -245,8 +245,14 @@ describe('interop and the gates', () => {
       [['drift', 'tokens.json'], 'drift: tokens.json is not HAR: no "log" object at the top\n'],
       [['drift', 'staging.har', '--format', 'xml'], 'drift: --format must be text, json, junit, sarif, got "xml"\n'],
       [['replay', 'staging.har'], 'replay: --target is required: the URL of the implementation to replay against\n'],
-      [['replay', 'staging.har', '--target', 'http://192.0.2.1:9'], 'replay: the recording\'s writes would go to 192.0.2.1:9, which is not this machine; set CONTRACT_ALLOW_WRITES=1 to allow writes there\n'],
-      [['replay', 'staging.har', '--target', staging.url, '--map', 'tokens.json'], 'replay: --map tokens.json must be a JSON object of recorded id → target id (strings)\n'],
+      [
+        ['replay', 'staging.har', '--target', 'http://192.0.2.1:9'],
+        "replay: the recording's writes would go to 192.0.2.1:9, which is not this machine; set CONTRACT_ALLOW_WRITES=1 to allow writes there\n",
+      ],
+      [
+        ['replay', 'staging.har', '--target', staging.url, '--map', 'tokens.json'],
+        'replay: --map tokens.json must be a JSON object of recorded id → target id (strings)\n',
+      ],
     ];
     for (const [args, line] of bad) {
       const ran = await cli(args);

@@ -142,7 +142,8 @@ describe('drift', () => {
     const readOnlyEmpty = entries.findIndex((e) => isApi(e) && authOf(e) === 'Bearer $read_only' && e.request.postData?.text === '{}');
     const noToken = entries.findIndex((e) => isApi(e) && authOf(e) === undefined && e.response.status === 401);
     const ok = entries.findIndex((e) => isApi(e) && e.response.status === 200 && isObject(bodyOf(e)));
-    expect([readOnly, readOnlyEmpty, noToken, ok].every((i) => i >= 0)).toBe(true);
+    const closed = entries.findIndex((e) => isApi(e) && e.request.url.includes('goals/close') && e.response.status === 200);
+    expect([readOnly, readOnlyEmpty, noToken, ok, closed].every((i) => i >= 0)).toBe(true);
 
     const faults: Array<[string, (h: Har) => number, string]> = [
       [
@@ -190,6 +191,19 @@ describe('drift', () => {
           return readOnlyEmpty;
         },
         'answer.read-only',
+      ],
+      [
+        'a write leaving the wrong field alone: a close that leaves is_closed false',
+        (h) => {
+          const e = h.log.entries[closed];
+          const body = e ? bodyOf(e) : undefined;
+          if (e && isObject(body) && isObject(body['goal'])) {
+            body['goal']['is_closed'] = false;
+            e.response.content.text = JSON.stringify(body);
+          }
+          return closed;
+        },
+        'state',
       ],
     ];
     for (const [name, inject, rule] of faults) {
@@ -275,6 +289,14 @@ describe('replay', () => {
           return { ...reply, body: JSON.stringify(body) };
         }
         if (reply.status === 403 && req.path.includes('projects/resume')) return { ...reply, status: 404 };
+        // The order of checks: a read-only token's empty close answered the missing-fields 400 instead of the 403.
+        if (reply.status === 403 && req.path.includes('goals/close') && req.body === '{}')
+          return { status: 400, headers: { ...reply.headers, 'content-type': 'application/json' }, body: '{"error":"Bad request"}' };
+        if (reply.status === 200 && req.path.includes('projects/resume')) {
+          const body: unknown = JSON.parse(reply.body);
+          if (isObject(body) && isObject(body['project'])) delete body['project']['name'];
+          return { ...reply, body: JSON.stringify(body) };
+        }
         return reply;
       },
     });
@@ -285,6 +307,8 @@ describe('replay', () => {
       expect(seen).toContain(`(body): ${JSON.stringify(texts.unauthorized)} → "Not authorized"`);
       expect(seen).toContain('/goal/is_closed: true → false');
       expect(seen).toContain('(status): 403 → 404');
+      expect(seen).toContain('(status): 403 → 400');
+      expect([...seen].some((line) => /^\/project\/name: "[^"]+" → \(absent\)$/.test(line))).toBe(true);
       expect(result.differ).toBe(result.findings.length);
     } finally {
       await faulty.close();
