@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { loadDocument as bundledDocument } from '../../spec/lib/openapi.ts';
 import { failWith, oneOf, parseCommand } from '../har/args.ts';
 
-export const DRIFT_USAGE = `Usage: service-external-api drift FILE.har [options]
+const DRIFT_USAGE = `Usage: service-external-api drift FILE.har [options]
 
 Checks recorded traffic (HAR 1.2: from proxy --record, from redocly proxy, or a browser's "Save all as HAR") offline,
 in recorded order, with every rule the validation proxy checks live: the spec (statuses, media types, schemas,

@@ -33,10 +33,10 @@ export type DriftResult = {
 };
 
 /** A stand-in token in production's form for a name (`opk_` and 43 characters: a SHA-256 in base64url). */
-export const standIn = (name: string): string => `opk_${createHash('sha256').update(`drift:${name}`).digest('base64url')}`;
+const standIn = (name: string): string => `opk_${createHash('sha256').update(`drift:${name}`).digest('base64url')}`;
 
 /** What the drift knows: the --tokens file's tokens, records and people, else the recording's (`_fixtures`). */
-export function driftFixtures(har: Har, given: Fixtures | undefined): Fixtures {
+function driftFixtures(har: Har, given: Fixtures | undefined): Fixtures {
   const tokens: Partial<Record<Persona, string>> = {};
   for (const persona of PERSONAS) tokens[persona] = given?.tokens[persona] ?? standIn(persona);
   let records = given?.records ?? { projects: {}, goals: {} };

@@ -46,7 +46,7 @@ export function driftJunit(result: DriftResult): string {
   return result.log.junit(result.origin, operationIds());
 }
 
-export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
+const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 
 /** SARIF 2.1.0: every violation a result; `level` error or warning; the HAR entry as the location. */
 export function driftSarif(result: DriftResult, har: string, version: string): string {

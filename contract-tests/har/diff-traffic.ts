@@ -61,7 +61,7 @@ function parameters(exchange: RecordedExchange): Record<string, unknown> {
 }
 
 /** How many of the exchanges one change touches. */
-export function touched(change: ChangeLike, exchanges: ReadonlyArray<RecordedExchange>): number {
+function touched(change: ChangeLike, exchanges: ReadonlyArray<RecordedExchange>): number {
   if (change.direction === 'document' || change.operations.length === 0) return 0;
   const { schema, fields } = named(change);
   const ofOperations = exchanges.filter((e) => {

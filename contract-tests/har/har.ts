@@ -101,7 +101,7 @@ function headerList(value: unknown, where: string): HarHeader[] {
 }
 
 /** Checks a parsed document is HAR and returns its entries as exchanges (unknown and `_` fields are ignored). */
-export function harFromJson(value: unknown, bounds: HarBounds = HAR_BOUNDS, started = Date.now()): { har: Har; exchanges: RecordedExchange[] } {
+function harFromJson(value: unknown, bounds: HarBounds = HAR_BOUNDS, started = Date.now()): { har: Har; exchanges: RecordedExchange[] } {
   if (!isRecord(value) || !isRecord(value['log'])) throw new HarError('is not HAR: no "log" object at the top');
   const log = value['log'];
   if (!Array.isArray(log['entries'])) throw new HarError('is not HAR: log.entries is not a list');
@@ -252,9 +252,4 @@ export function exchangeOf(entry: HarEntry, index: number): RecordedExchange {
     request: { method: entry.request.method.toUpperCase(), url: `${apiPath(url.pathname)}${url.search}`, headers, body: body ?? Buffer.alloc(0) },
     received: { status: entry.response.status, headers: responseHeaders, body: bodyOf(content.text, content.encoding) },
   };
-}
-
-/** The HAR text of a log (two-space JSON, so it diffs and loads in every viewer). */
-export function harText(har: Har): string {
-  return `${JSON.stringify(har, null, 1)}\n`;
 }

@@ -18,7 +18,7 @@ const CREDENTIAL_LIKE = /auth|cookie|token|key|secret|session|password|csrf|xsrf
 const SCHEME = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*$/;
 
 /** The credential words of an Authorization value: every word but a leading scheme. */
-export function credentialWords(value: string): string[] {
+function credentialWords(value: string): string[] {
   const words = value
     .trim()
     .split(/[ \t]+/)

@@ -9,7 +9,7 @@ import { failWith, parseCommand } from '../har/args.ts';
 import { parseFixtures, type Fixtures } from '../proxy/knowledge.ts';
 import { fixtureMap, mockFixtures, replay } from './replay.ts';
 
-export const REPLAY_USAGE = `Usage: service-external-api replay FILE.har --target URL [options]
+const REPLAY_USAGE = `Usage: service-external-api replay FILE.har --target URL [options]
 
 Sends the recorded API requests of FILE.har (from proxy --record, redocly proxy or a browser) again to URL, in order,
 and compares each answer with the recorded one: status, media type, the headers production fixes, and the body (every

@@ -17,12 +17,7 @@ const shown = (value: unknown): string => (value === undefined ? '(absent)' : (J
 const kind = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 
 /** The first difference between two JSON values, or undefined. `mapped`: recorded id → target id, compared as equal. */
-export function firstJsonDifference(
-  recorded: unknown,
-  got: unknown,
-  mapped: ReadonlyMap<string, string>,
-  path: Array<string | number> = [],
-): Difference | undefined {
+function firstJsonDifference(recorded: unknown, got: unknown, mapped: ReadonlyMap<string, string>, path: Array<string | number> = []): Difference | undefined {
   const here = (): Difference => ({ pointer: pointerOf(path), recorded: shown(recorded), got: shown(got) });
   if (kind(recorded) !== kind(got)) return here();
   if (Array.isArray(recorded) && Array.isArray(got)) {

@@ -15,7 +15,7 @@ import { unmasked } from '../drift/drift.ts';
 import { firstDifference, type Difference } from './compare.ts';
 
 export type ReplayBounds = { timeoutMs: number; maxBytes: number };
-export const REPLAY_BOUNDS: ReplayBounds = { timeoutMs: 30_000, maxBytes: 8 * 1024 * 1024 };
+const REPLAY_BOUNDS: ReplayBounds = { timeoutMs: 30_000, maxBytes: 8 * 1024 * 1024 };
 
 export type Sent = { method: string; url: string; headers: ReadonlyArray<readonly [string, string]>; body: Buffer | undefined };
 
