@@ -3,9 +3,9 @@
 // whole, to a temporary file renamed over FILE (never half written), at most once a second while exchanges come
 // (so it is valid HAR within a second of the last one), and at once by `flush()` on SIGINT/SIGTERM. Bounded: past
 // --record-max-bytes, recording stops with one line (`onStop`) and the proxy goes on forwarding.
-import { renameSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, ftruncateSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import type { RawRequest } from '../model/predict.ts';
-import type { Har, HarLog, Received } from './har.ts';
+import type { HarLog, Received } from './har.ts';
 import { ExchangeMasker } from './mask-exchange.ts';
 
 export const DEFAULT_RECORD_MAX_BYTES = 64 * 1024 * 1024;
@@ -30,9 +30,14 @@ export class Recorder {
   readonly #options: RecorderOptions;
   readonly #masker: ExchangeMasker;
   readonly #maxBytes: number;
-  /** The entries as JSON texts, and their bytes. */
-  readonly #entries: string[] = [];
+  /** The entries not yet in the file, as JSON texts; how many are; and the bytes of all. */
+  #entries: string[] = [];
+  #count = 0;
   #bytes = 0;
+  /** Where the last entry in the file ends (the tail starts): undefined until the file is first written. */
+  #end: number | undefined;
+  /** How many entries the file holds. */
+  #written = 0;
   #stopped = false;
   #timer: NodeJS.Timeout | undefined;
   #dirty = false;
@@ -46,7 +51,7 @@ export class Recorder {
   }
 
   get count(): number {
-    return this.#entries.length;
+    return this.#count;
   }
 
   get bytes(): number {
@@ -71,11 +76,12 @@ export class Recorder {
     const size = Buffer.byteLength(text) + 4;
     if (this.#bytes + size > this.#maxBytes) {
       this.#stop(
-        `proxy: --record stopped at ${this.#entries.length} exchanges: the next would pass --record-max-bytes ${this.#maxBytes}; the proxy goes on forwarding and checking`,
+        `proxy: --record stopped at ${this.#count} exchanges: the next would pass --record-max-bytes ${this.#maxBytes}; the proxy goes on forwarding and checking`,
       );
       return;
     }
     this.#entries.push(text);
+    this.#count++;
     this.#bytes += size;
     this.#dirty = true;
     this.#timer ??= setTimeout(() => {
@@ -91,32 +97,49 @@ export class Recorder {
     this.#options.onStop?.(line);
   }
 
-  /** The recording as HAR text. */
-  text(): string {
-    const log: Har['log'] = {
-      version: '1.2',
-      creator: this.#options.creator ?? { name: 'service-external-api proxy', version: '1' },
-      entries: [],
-      _tokens: this.#masker.forms,
-      ...(this.#options.fixtures ? { _fixtures: this.#options.fixtures } : {}),
-    };
-    const head = JSON.stringify({ log }, null, 1).replace(/"entries": \[\]/, '"entries": [\n  @ENTRIES@\n ]');
-    const [before = '', after = ''] = head.split('@ENTRIES@');
-    return `${before}${this.#entries.join(',\n  ')}${after}\n`;
+  /** The start of the file up to its first entry, and its end after the last (the log's `_` fields are in the end). */
+  #frame(): { head: string; tail: string } {
+    const creator = this.#options.creator ?? { name: 'service-external-api proxy', version: '1' };
+    const extra = { _tokens: this.#masker.forms, ...(this.#options.fixtures ? { _fixtures: this.#options.fixtures } : {}) };
+    const head = `{\n "log": {\n  "version": "1.2",\n  "creator": ${JSON.stringify(creator)},\n  "entries": [\n`;
+    const fields = Object.entries(extra).map(([k, v]) => `,\n  ${JSON.stringify(k)}: ${JSON.stringify(v)}`);
+    return { head, tail: `\n  ]${fields.join('')}\n }\n}\n` };
   }
 
-  /** Writes the file now (a temporary file renamed over it). */
+  /**
+   * Writes the file now: a temporary file renamed over it, so a reader never sees half of one. The file written before
+   * is copied (by the kernel) and the new entries written over its end, so a flush costs what is new, not the whole
+   * recording; the entries written are not kept.
+   */
   flush(): void {
     this.#dirty = false;
-    const temporary = `${this.#options.file}.${process.pid}.tmp`;
+    const file = this.#options.file;
+    const temporary = `${file}.${process.pid}.tmp`;
+    const { head, tail } = this.#frame();
+    const fresh = this.#entries.splice(0);
     try {
-      writeFileSync(temporary, this.text());
-      renameSync(temporary, this.#options.file);
+      if (this.#end === undefined) {
+        const body = `${head}${fresh.map((e) => `   ${e}`).join(',\n')}`;
+        writeFileSync(temporary, `${body}${tail}`);
+        this.#end = Buffer.byteLength(body);
+      } else {
+        copyFileSync(file, temporary);
+        const added = fresh.length === 0 ? '' : `${this.#written > 0 ? ',\n' : ''}${fresh.map((e) => `   ${e}`).join(',\n')}`;
+        const bytes = Buffer.from(`${added}${tail}`);
+        const fd = openSync(temporary, 'r+');
+        try {
+          writeSync(fd, bytes, 0, bytes.length, this.#end);
+          ftruncateSync(fd, this.#end + bytes.length);
+        } finally {
+          closeSync(fd);
+        }
+        this.#end += Buffer.byteLength(added);
+      }
+      this.#written += fresh.length;
+      renameSync(temporary, file);
     } catch (error) {
       if (!this.#stopped)
-        this.#stop(
-          `proxy: --record cannot write ${this.#options.file} (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); recording stopped`,
-        );
+        this.#stop(`proxy: --record cannot write ${file} (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); recording stopped`);
     }
   }
 

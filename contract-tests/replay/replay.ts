@@ -8,6 +8,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isObject } from '../../spec/lib/openapi.ts';
+import { operationModels } from '../model/profiles.ts';
 import type { Har, RecordedExchange, Received } from '../har/har.ts';
 import { MOCK_SESSION_HEADER } from '../io/target.ts';
 import type { Fixtures } from '../proxy/knowledge.ts';
@@ -103,14 +104,30 @@ export type ReplayOptions = {
   onFinding?: (finding: ReplayFinding) => void;
 };
 
+/** The API's path prefix (the operations' common leading segments, `/api/external/v1/`): what a request must be under to be replayed. */
+function apiPrefix(): string {
+  const paths = operationModels().map((op) => op.path.split('/').filter(Boolean));
+  const first = paths[0] ?? [];
+  let n = 0;
+  while (n < first.length - 1 && paths.every((p) => p[n] === first[n])) n++;
+  return `/${first.slice(0, n).join('/')}/`.toLowerCase();
+}
+
 export async function replay(har: Har, exchanges: ReadonlyArray<RecordedExchange>, options: ReplayOptions): Promise<ReplayResult> {
   const fixtures: Fixtures = { tokens: options.tokens, records: { projects: {}, goals: {} }, people: {} };
   const result: ReplayResult = { same: 0, differ: 0, findings: [] };
   const reset = new Set<string>();
+  const prefix = apiPrefix();
   for (const exchange of exchanges) {
     const path = exchange.request.url.split('?')[0] ?? '';
     const control = path.startsWith('/__mock');
-    if (path.startsWith('/__proxy') || (control && (!options.mock || exchange.request.method === 'GET' || exchange.request.method === 'HEAD'))) continue;
+    // The API's requests (a browser's export holds the page's scripts and styles too), and against the mock its controls
+    // that change state.
+    const api = path
+      .replace(/\/{2,}/g, '/')
+      .toLowerCase()
+      .startsWith(prefix);
+    if (!api && !(control && options.mock && exchange.request.method !== 'GET' && exchange.request.method !== 'HEAD')) continue;
     const request = unmasked(exchange.request, fixtures, har.log._tokens);
     const headers = request.headers.map(([n, v]) => [n, replaceAll(v, options.map)] as const);
     const session = headers.find(([n]) => n.toLowerCase() === MOCK_SESSION_HEADER)?.[1] ?? '';
