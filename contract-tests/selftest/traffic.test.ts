@@ -316,6 +316,22 @@ describe('replay', () => {
   });
 });
 
+describe('coverage of the proxy', () => {
+  it('GET /__proxy/summary is a coverage file: merged with drift’s of the same traffic, every count doubles', async () => {
+    const { mergeReports, reportOf } = await import('../coverage/merge.ts');
+    const summary: unknown = JSON.parse(JSON.stringify(proxy.log.summary('', 0)));
+    const live = reportOf(summary, 'summary.json');
+    const offline = reportOf(JSON.parse(JSON.stringify(driftOf(har).log.coverage.report())), 'drift.json');
+    const merged = mergeReports([live, offline]);
+    for (const [id, op] of Object.entries(live.operations)) {
+      expect(op.exchanges).toBeGreaterThan(0);
+      expect(merged.operations[id]?.exchanges).toBe(op.exchanges + (offline.operations[id]?.exchanges ?? 0));
+      expect(op.statuses.unseen).toEqual(['405', '413']);
+      expect(merged.operations[id]?.statuses.unseen).toEqual(op.statuses.unseen.filter((s) => offline.operations[id]?.statuses.unseen.includes(s)));
+    }
+  });
+});
+
 describe('the HAR reader', () => {
   it('refuses what is not HAR, or is past its bounds, in one line', () => {
     const refused = (text: string, bounds = HAR_BOUNDS): string => {
@@ -413,6 +429,33 @@ describe('the recorder', () => {
       `proxy: --record stopped at 2 exchanges: the next would pass --record-max-bytes ${2 * sizer.bytes + 10}; the proxy goes on forwarding and checking`,
     ]);
     expect(readHar(file).exchanges).toHaveLength(2);
+  });
+
+  it('keeps the file valid across flushes, each adding only its new entries and the credentials’ forms met since', async () => {
+    const file = join(dir, 'flushes.har');
+    const recorder = new Recorder({ file, origin: 'http://127.0.0.1:1', personas: [[tokens[0] ?? '', 'full_access']] });
+    const send = (authorization: string): void =>
+      recorder.add(
+        { method: 'POST', url: '/api/external/v1/goals/close', headers: [['Authorization', authorization]], body: Buffer.from('{}') },
+        { status: 401, headers: {}, body: Buffer.from(texts.unauthorized) },
+        new Date(0),
+        1,
+      );
+    expect(readHar(file).exchanges).toEqual([]);
+    send(`Bearer ${tokens[0] ?? ''}`);
+    await new Promise((r) => setImmediate(r));
+    recorder.flush();
+    expect(readHar(file).exchanges).toHaveLength(1);
+    send('Bearer garbage');
+    send(`Bearer opk_${'k'.repeat(43)}`);
+    await new Promise((r) => setImmediate(r));
+    recorder.flush();
+    recorder.flush();
+    send('Bearer garbage');
+    recorder.close();
+    const { har: read, exchanges } = readHar(file);
+    expect(exchanges.map((e) => e.request.headers[0]?.[1])).toEqual(['Bearer $full_access', 'Bearer $token-1', 'Bearer $token-2', 'Bearer $token-1']);
+    expect(read.log._tokens).toEqual({ 'token-1': 'other', 'token-2': 'opk' });
   });
 
   it('proxy --record: the file is valid HAR within a second of the last exchange and after SIGTERM', { timeout: 60_000 }, async () => {
