@@ -50,7 +50,7 @@ const isText = (bytes: Buffer): boolean => Buffer.from(bytes.toString('utf8'), '
 export type ExchangeTiming = { started: Date; durationMs: number };
 
 export class ExchangeMasker {
-  readonly #personas: ReadonlyArray<readonly [string, string]>;
+  #personas: ReadonlyArray<readonly [string, string]>;
   readonly #key = randomBytes(32);
   readonly #numbers = new Map<string, number>();
   /** `token-<n>` → whether it was in production's form. */
@@ -59,6 +59,18 @@ export class ExchangeMasker {
   /** `personas`: each token the --tokens file gives and its persona. */
   constructor(personas: Iterable<readonly [string, string]> = []) {
     this.#personas = [...personas].filter(([token]) => token.length > 0);
+  }
+
+  /**
+   * Tokens the traffic showed to be a persona's (the mock's GET /__mock/fixtures answer passing through): named by
+   * their persona from then on, as if the --tokens file had given them.
+   */
+  learn(pairs: Iterable<readonly [string, string]>): void {
+    const known = new Set(this.#personas.map(([token]) => token));
+    const added = [...pairs].filter(([token]) => token.length > 0 && !known.has(token));
+    if (added.length === 0) return;
+    this.#personas = [...this.#personas, ...added];
+    this.#maskers.clear();
   }
 
   /** The name shown for a credential: its persona, or `token-<n>`. */

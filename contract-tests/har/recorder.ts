@@ -7,6 +7,8 @@ import { closeSync, copyFileSync, ftruncateSync, openSync, renameSync, writeFile
 import type { RawRequest } from '../model/predict.ts';
 import type { HarLog, Received } from './har.ts';
 import { ExchangeMasker } from './mask-exchange.ts';
+import { isObject } from '../../spec/lib/openapi.ts';
+import { TOKEN_FORM } from '../model/fixtures.ts';
 
 export const DEFAULT_RECORD_MAX_BYTES = 64 * 1024 * 1024;
 const DEBOUNCE_MS = 1000;
@@ -41,11 +43,13 @@ export class Recorder {
   #stopped = false;
   #timer: NodeJS.Timeout | undefined;
   #dirty = false;
+  #fixtures: HarLog['_fixtures'];
   readonly #pending: Array<[RawRequest, Received, Date, number]> = [];
 
   constructor(options: RecorderOptions) {
     this.#options = options;
     this.#masker = new ExchangeMasker(options.personas ?? []);
+    this.#fixtures = options.fixtures;
     this.#maxBytes = options.maxBytes ?? DEFAULT_RECORD_MAX_BYTES;
     this.flush();
   }
@@ -71,6 +75,7 @@ export class Recorder {
 
   #add(request: RawRequest, received: Received, started: Date, durationMs: number): void {
     if (this.#stopped) return;
+    this.#learn(request, received);
     // One line per entry: the file diffs by exchange and stays small.
     const text = JSON.stringify(this.#masker.entry(this.#options.origin, request, received, { started, durationMs }));
     const size = Buffer.byteLength(text) + 4;
@@ -90,6 +95,23 @@ export class Recorder {
     }, DEBOUNCE_MS);
   }
 
+  /** The mock's fixtures document passing through names the personas' tokens (and its records, for drift and replay). */
+  #learn(request: RawRequest, received: Received): void {
+    if (received.status !== 200 || request.method !== 'GET' || (request.url.split('?')[0] ?? '') !== '/__mock/fixtures') return;
+    let document: unknown;
+    try {
+      document = JSON.parse(received.body.toString('utf8'));
+    } catch {
+      return;
+    }
+    if (!isObject(document) || !isObject(document['tokens'])) return;
+    const pairs = Object.entries(document['tokens']).filter(
+      (e): e is [string, string] => typeof e[1] === 'string' && TOKEN_FORM.test(e[1]) && /^[a-z_]+$/.test(e[0]),
+    );
+    this.#masker.learn(pairs.map(([persona, token]) => [token, persona] as const));
+    this.#fixtures ??= { projects: document['projects'], goals: document['goals'], people: document['people'] };
+  }
+
   #stop(line: string): void {
     if (this.#stopped) return;
     this.#stopped = true;
@@ -100,7 +122,7 @@ export class Recorder {
   /** The start of the file up to its first entry, and its end after the last (the log's `_` fields are in the end). */
   #frame(): { head: string; tail: string } {
     const creator = this.#options.creator ?? { name: 'service-external-api proxy', version: '1' };
-    const extra = { _tokens: this.#masker.forms, ...(this.#options.fixtures ? { _fixtures: this.#options.fixtures } : {}) };
+    const extra = { _tokens: this.#masker.forms, ...(this.#fixtures ? { _fixtures: this.#fixtures } : {}) };
     const head = `{\n "log": {\n  "version": "1.2",\n  "creator": ${JSON.stringify(creator)},\n  "entries": [\n`;
     const fields = Object.entries(extra).map(([k, v]) => `,\n  ${JSON.stringify(k)}: ${JSON.stringify(v)}`);
     return { head, tail: `\n  ]${fields.join('')}\n }\n}\n` };

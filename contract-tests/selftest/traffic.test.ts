@@ -458,6 +458,33 @@ describe('the recorder', () => {
     expect(read.log._tokens).toEqual({ 'token-1': 'other', 'token-2': 'opk' });
   });
 
+  it('without --tokens, names each persona’s token from the mock’s fixtures answer passing through (and masks it there)', () => {
+    const file = join(dir, 'learned.har');
+    const recorder = new Recorder({ file, origin: 'http://127.0.0.1:1' });
+    const close = {
+      method: 'POST',
+      url: '/api/external/v1/goals/close',
+      headers: [['Authorization', `Bearer ${fixtures.tokens.read_only ?? ''}`]] as const,
+      body: Buffer.from('{}'),
+    };
+    const refused = { status: 403, headers: {}, body: Buffer.from(texts.readOnly) };
+    recorder.add(close, refused, new Date(0), 1);
+    recorder.add(
+      { method: 'GET', url: '/__mock/fixtures', headers: [], body: undefined },
+      { status: 200, headers: {}, body: Buffer.from(JSON.stringify(fixturesDoc)) },
+      new Date(0),
+      1,
+    );
+    recorder.add(close, refused, new Date(0), 1);
+    recorder.close();
+    const text = readFileSync(file, 'utf8');
+    for (const token of tokens) expect(text).not.toContain(token);
+    const { har: read, exchanges } = readHar(file);
+    expect(exchanges.map((e) => e.request.headers[0]?.[1])).toEqual(['Bearer $token-1', undefined, 'Bearer $read_only']);
+    expect(JSON.parse(exchanges[1]?.received.body.toString() ?? '{}')).toMatchObject({ tokens: { full_access: '$full_access', read_only: '$read_only' } });
+    expect(read.log._fixtures).toMatchObject({ projects: fixtures.records.projects, people: fixtures.people });
+  });
+
   it('proxy --record: the file is valid HAR within a second of the last exchange and after SIGTERM', { timeout: 60_000 }, async () => {
     const file = join(dir, 'cli.har');
     const tokensFile = join(dir, 'fixtures.json');
