@@ -130,6 +130,7 @@ const request = {
 
 await measure(mockUrl, request, warmup);
 await measure(proxyUrl, request, warmup);
+await measure(recordUrl, request, warmup);
 const direct: Run[] = [];
 const proxied: Run[] = [];
 const recorded: Run[] = [];
