@@ -19,7 +19,7 @@ import { sessionOf } from '../proxy/scope-of.ts';
 import type { Har, RecordedExchange } from '../har/har.ts';
 
 /** An exchange that broke the contract, as the proxy describes it, with its place in the recording. */
-export type Finding = Omit<Entry, 'at' | 'seq'> & { entry: number; startedDateTime: string; url: string };
+type Finding = Omit<Entry, 'at' | 'seq'> & { entry: number; startedDateTime: string; url: string };
 
 export type DriftResult = {
   exchanges: number;

@@ -8,9 +8,9 @@ import type { RawRequest } from '../model/predict.ts';
 import { operationModels } from '../model/profiles.ts';
 
 export type HarHeader = { name: string; value: string };
-export type HarPostData = { mimeType: string; text: string; encoding?: string };
-export type HarContent = { size: number; mimeType: string; text?: string; encoding?: string };
-export type HarRequest = {
+type HarPostData = { mimeType: string; text: string; encoding?: string };
+type HarContent = { size: number; mimeType: string; text?: string; encoding?: string };
+type HarRequest = {
   method: string;
   url: string;
   httpVersion: string;
@@ -21,7 +21,7 @@ export type HarRequest = {
   bodySize: number;
   postData?: HarPostData;
 };
-export type HarResponse = {
+type HarResponse = {
   status: number;
   statusText: string;
   httpVersion: string;
@@ -208,7 +208,7 @@ export function harFromText(text: string, bounds: HarBounds = HAR_BOUNDS, starte
 }
 
 /** A body as HAR stores it: text, or base64 with `encoding`. */
-export function bodyOf(text: string | undefined, encoding: string | undefined): Buffer {
+function bodyOf(text: string | undefined, encoding: string | undefined): Buffer {
   if (text === undefined) return Buffer.alloc(0);
   return encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
 }
@@ -224,7 +224,7 @@ function apiPath(pathname: string): string {
 }
 
 /** An entry as the exchange the proxy's checks take. */
-export function exchangeOf(entry: HarEntry, index: number): RecordedExchange {
+function exchangeOf(entry: HarEntry, index: number): RecordedExchange {
   let url: URL;
   try {
     url = new URL(entry.request.url, 'http://recorded.invalid');

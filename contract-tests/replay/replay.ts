@@ -15,13 +15,13 @@ import type { Fixtures } from '../proxy/knowledge.ts';
 import { unmasked } from '../drift/drift.ts';
 import { firstDifference, type Difference } from './compare.ts';
 
-export type ReplayBounds = { timeoutMs: number; maxBytes: number };
+type ReplayBounds = { timeoutMs: number; maxBytes: number };
 const REPLAY_BOUNDS: ReplayBounds = { timeoutMs: 30_000, maxBytes: 8 * 1024 * 1024 };
 
-export type Sent = { method: string; url: string; headers: ReadonlyArray<readonly [string, string]>; body: Buffer | undefined };
+type Sent = { method: string; url: string; headers: ReadonlyArray<readonly [string, string]>; body: Buffer | undefined };
 
 /** Sends one request as given; resolves with the answer, or rejects with a one-line reason. */
-export function send(target: URL, sent: Sent, bounds: ReplayBounds = REPLAY_BOUNDS): Promise<Received> {
+function send(target: URL, sent: Sent, bounds: ReplayBounds = REPLAY_BOUNDS): Promise<Received> {
   const skip = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'trailer', 'accept-encoding']);
   const headers: string[] = ['Host', target.host];
   for (const [name, value] of sent.headers) if (!skip.has(name.toLowerCase())) headers.push(name, value);
@@ -59,7 +59,7 @@ export function send(target: URL, sent: Sent, bounds: ReplayBounds = REPLAY_BOUN
   });
 }
 
-export type ReplayFinding = { entry: number; method: string; path: string; difference: Difference };
+type ReplayFinding = { entry: number; method: string; path: string; difference: Difference };
 export type ReplayResult = { same: number; differ: number; findings: ReplayFinding[] };
 
 /** The mock's GET /__mock/fixtures at the target, or undefined when the target is no mock. */
