@@ -250,7 +250,7 @@ export interface components {
                 full_access: components["schemas"]["Token"];
                 /** @description A read-only token (403 in plain text on both operations). */
                 read_only: components["schemas"]["Token"];
-                /** @description Can view and comment on the seeded records but not edit them (403 JSON). */
+                /** @description Can view and comment on the seeded records but not edit them (403 JSON); the closed project's example does not list its person, so there it is 404. */
                 comment_only: components["schemas"]["Token"];
                 /** @description In the company but cannot see the seeded records (404). */
                 no_access: components["schemas"]["Token"];
@@ -676,7 +676,7 @@ export interface components {
         ScenarioRequest: {
             /** @description The operationId of an API operation, as spec/openapi.yaml names it (for example `resumeProject`). */
             operation: string;
-            /** @description A Prefer value, as a request would carry it, setting at least one of `code=NNN` (a documented status), `example=NAME` (a documented example), `delay=MS` (0 to 30000) and `fault=network-error|timeout`; at most 200 characters. */
+            /** @description A Prefer value, as a request would carry it, setting at least one of `code=NNN` (a documented status, or one of the mock-only gateway statuses 502, 503, 504), `example=NAME` (a documented example), `delay=MS` (0 to 30000) and `fault=network-error|timeout`; at most 200 characters. The answers it forces carry `X-Mock-Rehearsal: scenario <id>`. */
             prefer: string;
             /**
              * @description How many requests of the operation it answers (default 1).
@@ -1209,7 +1209,7 @@ export interface operations {
                          * @constant
                          */
                         status: "unready";
-                        /** @description One sentence, e.g. `Redis at redis://10.0.0.5:6379/0 is unreachable (ECONNREFUSED).` */
+                        /** @description One sentence that names no address (the probe answers whatever the `Host`), e.g. `The mock's store is unreachable (ECONNREFUSED).` */
                         reason: string;
                     };
                 };

@@ -14,7 +14,7 @@ export interface paths {
          * Resume a project
          * @description Sets the project's stored status to active and moves an overdue or imminent check-in to the coming Friday, then records a `project_resuming` activity whose discussion thread holds `message`, and subscribes the caller, `subscriber_ids` and anyone mentioned. There is no state precondition: resuming an active project succeeds, and resuming a closed project succeeds but leaves it closed.
          *
-         *     The service checks the request in this order, and the first failure answers: the body and the inputs (400, 404 for an id that cannot be decoded, 500), the token (401), read-only tokens (403 text), missing required fields (400), then the project: 404 when it does not exist or the caller cannot see it, 403 JSON when the caller can see it but not edit it (edit access, level 70, is needed). So a malformed id is a 404 even without a token, and an invisible project is a 404, never a 403.
+         *     Checks run in the order of the introduction's "Order of checks"; the record checked last is the project: 404 when it does not exist or the caller cannot see it, 403 JSON when the caller can see it but not edit it (edit access, level 70, is needed). So a malformed id is a 404 even without a token, and an invisible project is a 404, never a 403.
          */
         post: operations["resumeProject"];
         delete?: never;
@@ -36,7 +36,7 @@ export interface paths {
          * Close a goal
          * @description Records the goal's outcome: `closed_at` becomes now, the closer is recorded as `closed_by`, `success` and `success_status` are stored, and `status` becomes the `success_status` sent. A `goal_closing` activity is recorded whose discussion thread holds `retrospective`; the caller, `subscriber_ids` and anyone mentioned are subscribed, and with `send_notifications_to_everyone` every member of the goal's space is notified too. There is no state precondition: closing a closed goal succeeds and overwrites the closing fields.
          *
-         *     The service checks the request in this order, and the first failure answers: the body and the inputs (400, 404 for an id that cannot be decoded, 500), the token (401), read-only tokens (403 text), missing required fields (400), then the goal: 404 when it does not exist or the caller cannot see it, 403 JSON when the caller can see it but not edit it (edit access, level 70, is needed). So a malformed id is a 404 even without a token, and an invisible goal is a 404, never a 403.
+         *     Checks run in the order of the introduction's "Order of checks"; the record checked last is the goal: 404 when it does not exist or the caller cannot see it, 403 JSON when the caller can see it but not edit it (edit access, level 70, is needed). So a malformed id is a 404 even without a token, and an invisible goal is a 404, never a 403.
          */
         post: operations["closeGoal"];
         delete?: never;
@@ -1015,7 +1015,7 @@ export interface components {
         };
         /**
          * goal
-         * @description A goal. The required keys are the ones the real close response always sends; several of them are null there because the service does not load them (`closed_by`, `permissions`, `targets`, `space`, `champion`, `reviewer`). The other fields are sent by full reads and may be absent.
+         * @description A goal. The required keys are the ones the real close response always sends. Production's close answer sends several of them as null because it does not load them (`closed_by`, `permissions`, `targets`, `space`, `champion`, `reviewer`); this package's mock fills them as a full read would (the closer, the caller's permissions, the targets, the space and the people), so a client must accept both. The other fields are sent by full reads and may be absent.
          */
         Goal: {
             /**
@@ -1040,7 +1040,7 @@ export interface components {
              * @description When the goal was closed (UTC, second precision), or null while it is open. Closing again overwrites it.
              */
             closed_at: string | null;
-            /** @description The person who closed the goal, or null while it is open. The real close response sends null here even though the closer is recorded; a later read fills it. */
+            /** @description The person who closed the goal, or null while it is open. Production's close answer sends null here even though the closer is recorded (a later read fills it); this package's mock names the closer in its close answer too. A client must accept both. */
             closed_by: components["schemas"]["Person"] | null;
             /** @description The goal description, a JSON-encoded rich-text document as a string, or null. */
             description?: string | null;

@@ -13,13 +13,14 @@ import { PERSONAS, recordVariable, tokenVariable, type Persona, type RecordGroup
 import { Coverage } from '../model/coverage.ts';
 import { compare, type Expectation, withoutExcusedMediaType } from '../model/expected.ts';
 import { headerRules, RequestIds } from '../model/headers.ts';
+import { describeRehearsal, judgeRehearsal } from '../model/rehearsal.ts';
 import { decodeId } from '../model/id-model.ts';
 import { RecordMemory } from '../model/memory.ts';
 import type { OperationModel } from '../model/profiles.ts';
 import { CALLER_FIELDS } from '../model/state-rules.ts';
 import { MOCK_SESSION_HEADER, probeRequest, resetMock, type ResolvedTarget } from '../io/target.ts';
 import { ContractFailure, excerpt } from '../model/contract-failure.ts';
-import { errorsOf, formatViolation, violation, warningsOf, type Violation } from '../../spec/lib/violations.ts';
+import { capViolations, errorsOf, formatViolation, violation, warningsOf, type Violation } from '../../spec/lib/violations.ts';
 
 export type Target = ResolvedTarget & { client: Client };
 
@@ -134,7 +135,8 @@ export function contract(ctx: TestContext): Contract {
     const lines = [ctx.task.name, `  request:  ${curl}`];
     if (response) lines.push(`  response: ${describeResponse(response)}`);
     if (reason) lines.push(`  ✗ error   ${reason.message}`);
-    for (const v of [...errorsOf(violations), ...warningsOf(violations)]) lines.push(`  ${formatViolation(v)}`);
+    // At most MAX_REPORTED, then "and N more" (an answer of 6,000 bad items has 42,000).
+    for (const v of capViolations([...errorsOf(violations), ...warningsOf(violations)], (more) => more)) lines.push(`  ${formatViolation(v)}`);
     // For the reporter's list of distinct violations (the last failing exchange: a property's shrunk counterexample).
     const errors = errorsOf(violations);
     ctx.task.meta.contractFailure = { request: curl, violations: reason ? [violation(['response'], reason.code, reason.message), ...errors] : errors };
@@ -190,6 +192,15 @@ export function contract(ctx: TestContext): Contract {
       json = undefined;
     }
     const headers = headerRules(response.status, response.headers, requestIds, `${built.method} ${built.path}`);
+    // An answer the mock was asked to rehearse (a scenario queued in the run's session) is not the operation's own:
+    // it is said so, and judged no further. From a server that is not the mock, the mark is a violation (rehearsal.ts).
+    const rehearsal = judgeRehearsal(response.headers, response.status, { mockTarget: t.mock, prefer: undefined });
+    if (rehearsal.kind === 'rehearsed')
+      return fail(built, response, [], {
+        code: 'rehearsal.answered',
+        message: `${describeRehearsal(rehearsal, response.status)}, not its own answer: a scenario is queued in the session this run uses${t.mockSession ? ` (X-Mock-Session: ${t.mockSession})` : ''}; DELETE /__mock/scenarios drops it`,
+      });
+    if (rehearsal.kind === 'refused') headers.push(rehearsal.violation);
     if (request.outsideSpec) {
       // Another method at the operation's own path: its answer is the operation's documented 405.
       const otherMethod = request.path === undefined && request.method !== undefined && request.method.toUpperCase() !== request.op.method;

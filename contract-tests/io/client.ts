@@ -3,6 +3,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { ApiRequest, ApiResponse, Exchange } from '../model/exchange.ts';
+import { isPrintable } from '../../spec/lib/violations.ts';
 
 export type { ApiRequest, ApiResponse, Exchange };
 
@@ -182,8 +183,30 @@ export function createClient(options: ClientOptions): Client {
   };
 }
 
-const singleQuoted = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
-const doubleQuoted = (text: string): string => `"${text.replace(/["\\`$]/g, (c) => `\\${c}`)}"`;
+/**
+ * A text as bash's ANSI-C quoting (`$'…'`): what a curl line holds from outside that is no printable text (a newline or
+ * an ESC in a body or a header) stays the same bytes when the line is run, and is never printed raw (a forged line in
+ * a CI log, a live ANSI sequence).
+ */
+const ANSI_C_NAMES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const ansiC = (text: string): string =>
+  `$'${[...text]
+    .map((c) => {
+      if (c === '\\' || c === "'") return `\\${c}`;
+      if (isPrintable(c)) return c;
+      const named = ANSI_C_NAMES[c];
+      if (named !== undefined) return named;
+      const code = c.codePointAt(0) ?? 0;
+      return code < 0x80 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+    })
+    .join('')}'`;
+const singleQuoted = (text: string): string => (isPrintable(text) ? `'${text.replaceAll("'", `'\\''`)}'` : ansiC(text));
+const doubleQuoted = (text: string): string => {
+  const quoted = `"${text.replace(/["\\`$]/g, (c) => `\\${c}`)}"`;
+  // An unprintable character leaves the double quotes for an ANSI-C quoted piece: "a"$'\x1b'"b".
+  // (NUL is curlLine's own marker around a secret's variable, replaced after.)
+  return isPrintable(quoted) ? quoted : [...quoted].map((c) => (c === '\u0000' || isPrintable(c) ? c : `"${ansiC(c)}"`)).join('');
+};
 
 /** A curl command that sends the same request; secrets appear as `$VARIABLE` (set them in your shell to replay). */
 export function curlLine(baseUrl: string, request: ApiRequest, secrets: ReadonlyMap<string, string>): string {

@@ -146,6 +146,24 @@ export function withoutExcusedMediaType<V extends Violation>(violations: Readonl
   return violations.filter((v) => !(v.code === 'content-type.missing' && v.severity === 'warning'));
 }
 
+/**
+ * The one rule for an error answer sent without a Content-Type, which the suite's report and the validation proxy's
+ * summary both apply. Production sends its plain-text errors and its pre-token errors bare, and the spec documents
+ * them under their media type (REFERENCE decision 2; RULES.md#decision-2, RULES.md#media-types): the check of the spec
+ * finds such an answer's missing Content-Type (`content-type.missing`) a warning, never a failure. Where the comparison
+ * with production's answer finds the class is one production frames, that warning is an error instead
+ * (`withoutExcusedMediaType`). What remains is production's own way: said once, with its count, as expected, and not
+ * counted among the warnings (a warning is for what may be wrong).
+ */
+export function expectedOfProduction(finding: Violation): boolean {
+  return finding.severity === 'warning' && finding.code === 'content-type.missing';
+}
+
+/** The one line both the suite's report and the proxy's summary say for `count` such answers. */
+export function expectedNote(count: number): string {
+  return `${count} error answer${count === 1 ? '' : 's'} came without a Content-Type, as production sends them (the spec's "Errors"; RULES.md#decision-2): expected, not counted as warnings`;
+}
+
 /** How the response departs from production's answer (nothing when it matches one alternative). */
 export function compare(response: ApiResponse, expectation: Expectation): Violation[] {
   const { alternatives } = expectation;

@@ -3,7 +3,8 @@
 // noisy). Starts the mock as `npm start` does and the proxy as `npm run proxy` does (both on free ports, each in its
 // own process group), then sends the same valid resumeProject (the full-access token, the paused project) with
 // autocannon over one connection, alternating direct and through the proxy in rounds, and reports the p50/p90/p99 of
-// each and the p50 overhead. Latencies come from autocannon's per-response times (its histogram has 1 ms steps).
+// each and the p50 overhead. Latencies come from autocannon's per-response times (its histogram has 1 ms steps). Then
+// it times the check of a large wrong answer (6,000 bad array items: linear, issue 45) in this process.
 // Options: --duration S per measured run (5), --rounds N (3), --warmup S (2), --connections N (1).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,9 @@ import { startArgs } from '../../mock/bench/launch.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { operationModel } from '../model/profiles.ts';
 import { baseBody } from '../harness/requests.ts';
+import { checkResponse } from '../harness/check-response.ts';
+import { texts } from '../../spec/lib/messages.ts';
+import { bigGoalAnswer } from '../selftest/big-answer.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The package's bin: `proxy` is one of its commands. */
@@ -144,6 +148,19 @@ const recordSummary: unknown = await (await fetch(`${recordUrl}/__proxy/summary`
 const recordedExchanges = isObject(recordSummary) && typeof recordSummary['exchanges'] === 'number' ? recordSummary['exchanges'] : 0;
 const recordBytes = statSync(recording).size;
 const summary: unknown = await (await fetch(`${proxyUrl}/__proxy/summary`)).json();
+
+// The check of a large wrong answer (issue 45: 6,000 bad checklist entries froze the proxy for 20 s): the conformance
+// core alone, in this process, at three sizes; linear, the per-entry cost stays the same.
+const checkHeaders = { 'content-type': 'application/json; charset=utf-8', 'cache-control': texts.cacheControl, 'x-request-id': 'F_uAnbzq1dCbYgIAAAJB' };
+checkResponse('closeGoal', { status: 200, headers: checkHeaders, text: bigGoalAnswer(10) });
+const checks = [1500, 3000, 6000].map((items) => {
+  const text = bigGoalAnswer(items);
+  const wall = performance.now();
+  const cpu = process.cpuUsage();
+  const found = checkResponse('closeGoal', { status: 200, headers: checkHeaders, text });
+  const used = process.cpuUsage(cpu);
+  return { items, bytes: text.length, violations: found.length, wallMs: performance.now() - wall, cpuMs: (used.user + used.system) / 1000 };
+});
 const broken = isObject(summary) && typeof summary['broken'] === 'number' ? summary['broken'] : Number.NaN;
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
@@ -165,6 +182,12 @@ const lines = [
     return `${String(i + 1).padEnd(5)}  ${ms(r.p50).padEnd(11)}  ${ms(r.p99).padEnd(11)}  ${ms(r.p50 - (p?.p50 ?? Number.NaN))} / ${ms(r.p99 - (p?.p99 ?? Number.NaN))}`;
   }),
   `recording: ${recordedExchanges} exchanges, ${recordBytes} bytes on disk (${recordedExchanges > 0 ? Math.round(recordBytes / recordedExchanges) : 0} bytes per exchange; stops at --record-max-bytes)`,
+  '',
+  'checkResponse of a closeGoal 200 with N bad checklist entries (7 violations each), after warm-up:',
+  ...checks.map(
+    (c) =>
+      `  ${String(c.items).padStart(5)} entries, ${(c.bytes / 1024).toFixed(0)} KB: ${c.violations} violations in ${ms(c.wallMs)} (${ms(c.cpuMs)} CPU, ${ms(c.cpuMs / c.items)} per entry)`,
+  ),
   `responses: ${direct.reduce((n, r) => n + r.responses, 0)} direct, ${proxied.reduce((n, r) => n + r.responses, 0)} through the proxy; not 200: ${[...direct, ...proxied].reduce((n, r) => n + r.wrong, 0)}; exchanges the proxy found broken: ${broken}`,
 ];
 console.log(lines.join('\n'));

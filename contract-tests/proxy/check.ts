@@ -4,6 +4,7 @@
 // the --tokens file names the person, the fields that agree and what the write leaves alone (answer.ts, with the
 // proxy's memory of every record's last answer). Each violation is filed under the rule it breaks, for the summary
 // and JUnit; what the exchange exercised goes to the coverage.
+import { nestsDeeperThan } from '../../spec/lib/conformance.ts';
 import { texts } from '../../spec/lib/messages.ts';
 import { answerRules, type AnswerContext } from '../model/answer.ts';
 import type { ApiRequest, ApiResponse } from '../io/client.ts';
@@ -13,6 +14,7 @@ import { headerRules, type RequestIds } from '../model/headers.ts';
 import type { Exchange } from '../io/client.ts';
 import { firstHeader, predict, type Knowledge, type Prediction, type RawRequest, type Stage } from '../model/predict.ts';
 import { CALLER_FIELDS, STATE_RULES } from '../model/state-rules.ts';
+import { describeRehearsal, judgeRehearsal } from '../model/rehearsal.ts';
 import { violation, type Violation } from '../../spec/lib/violations.ts';
 
 /** The rules the proxy checks, in the order reports list them. */
@@ -86,6 +88,8 @@ export type Checked = {
   /** The rules this exchange was checked against (each counts once). */
   rules: Rule[];
   violations: FiledViolation[];
+  /** The X-Mock-Rehearsal mark of an answer the mock was asked to rehearse (excused from production's rules). */
+  rehearsed?: string;
 };
 
 /** A response as the proxy received it: status, headers (lower-case names, repeats joined), body. */
@@ -141,20 +145,28 @@ export function checkExchange(
   request: RawRequest,
   received: Received,
   known: Knowledge & { person(persona: 'full_access'): string | undefined },
-  context?: AnswerContext & { requestIds: RequestIds },
+  context?: AnswerContext & { requestIds: RequestIds; mockTarget?: boolean },
 ): Checked | undefined {
   const predicted = predict(request, known);
   if (!predicted) return undefined;
-  // This package's mock answers `Prefer: code=…` / `example=…` with what was asked for (production ignores the header):
-  // such an answer is held to the spec only.
-  const forced = /\b(code|example)=/.test(firstHeader(request.headers, 'prefer') ?? '');
-  const prediction: Prediction = forced ? { op: predicted.op, stage: 'unmodelled', rule: 'an answer forced with the mock’s Prefer header' } : predicted;
+  // This package's mock marks what it was asked to rehearse (X-Mock-Rehearsal: a status or example from Prefer or a
+  // queued scenario): from a target known to be the mock, such an answer is held to the spec only, and a gateway's
+  // status (502, 503, 504, which no operation documents) to nothing. From any other target the mark is a violation and
+  // excuses nothing (model/rehearsal.ts).
+  const verdict = judgeRehearsal(received.headers, received.status, {
+    mockTarget: context?.mockTarget === true,
+    prefer: firstHeader(request.headers, 'prefer'),
+  });
+  const rehearsed = verdict.kind === 'rehearsed' ? verdict : undefined;
+  const prediction: Prediction = rehearsed ? { op: predicted.op, stage: 'unmodelled', rule: describeRehearsal(rehearsed, received.status) } : predicted;
+  if (rehearsed?.gateway) return { operationId: predicted.op.operationId, prediction, rules: [], violations: [], rehearsed: rehearsed.mark };
   const { op } = prediction;
   const text = received.body.toString('utf8');
   const response: ApiResponse = { status: received.status, headers: received.headers, text, bytes: received.body, durationMs: 0 };
   const answerRule = ANSWER_RULE[prediction.stage];
   const rules: Rule[] = ['spec.status', 'spec.media-type', 'spec.schema', 'headers'];
   const found: Violation[] = [...checkResponse(op.operationId, response)];
+  if (verdict.kind === 'refused') found.push(verdict.violation);
   if (context)
     found.push(
       ...headerRules(
@@ -194,7 +206,8 @@ export function checkExchange(
       found.push(...answerRules(op.operationId, received.headers, json, context));
     }
   }
-  if (context) {
+  // A rehearsed answer exercised nothing of the target's own behaviour: it counts in no coverage.
+  if (context && !rehearsed) {
     context.coverage.exchange(op.operationId, request.body, received.status, json);
     for (const rule of rules) if (rule !== 'agreement' && rule !== 'left-alone' && rule !== 'write-again') context.coverage.rule(op.operationId, rule);
   }
@@ -203,12 +216,15 @@ export function checkExchange(
     prediction,
     rules,
     violations: byPrecedence(withoutExcusedMediaType(found).map((v) => ({ ...v, rule: ruleOf(v.code, answerRule ?? 'answer.record') }))),
+    ...(rehearsed ? { rehearsed: rehearsed.mark } : {}),
   };
 }
 
+/** The answer's JSON for the state rules; none when it is no JSON or nests too deep to walk (the spec check says which). */
 function parsed(text: string): unknown {
   try {
-    return JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    return nestsDeeperThan(value) ? undefined : value;
   } catch {
     return undefined;
   }

@@ -12,7 +12,8 @@ import { excerpt } from '../model/contract-failure.ts';
 import { violation } from '../../spec/lib/violations.ts';
 import { checkExchange, type FiledViolation, type Received } from './check.ts';
 import type { TokenKnowledge } from './knowledge.ts';
-import type { Entry, ViolationLog } from './log.ts';
+import type { Entry, Rehearsed, ViolationLog } from './log.ts';
+import type { MockTarget } from './mock-target.ts';
 import { maskedCurl, secretsOf } from './masked-curl.ts';
 import { scopeOf } from './scope-of.ts';
 
@@ -28,6 +29,8 @@ export type FilingContext = {
   /** Every credential the run holds, and the variable shown instead. */
   secrets?: ReadonlyArray<readonly [string, string]>;
   onViolation?: (entry: Entry) => void;
+  /** Whether the target is this package's mock, whose rehearsed answers are excused (mock-target.ts). */
+  mockTarget?: MockTarget;
 };
 
 type Filed = { count: number; entry: Entry | undefined };
@@ -39,7 +42,7 @@ export type Filing = {
    * An answer whose body is not what its Content-Encoding says (or decodes past --max-body-bytes) cannot be checked:
    * it is one violation, with the bytes as received, and the answer is forwarded as it came.
    */
-  undecodable(request: RawRequest, received: Received, reason: 'encoding' | 'size', message: string): number;
+  undecodable(request: RawRequest, received: Received, reason: 'encoding' | 'size' | 'timeout', message: string): number;
   /** Files violations the proxy found itself (a timeout, an answer too large to check) for an operation's exchange. */
   logged(
     request: RawRequest,
@@ -48,6 +51,7 @@ export type Filing = {
     rules: Parameters<ViolationLog['record']>[1],
     violations: ReadonlyArray<FiledViolation>,
     expected: string,
+    rehearsal?: Rehearsed,
   ): Filed;
 };
 
@@ -55,48 +59,63 @@ export function createFiling(context: FilingContext): Filing {
   const { origin, knowledge, log, memory, requestIds } = context;
 
   function file(request: RawRequest, received: Received, notes: ReadonlyArray<FiledViolation> = []): Filed {
-    const checked = checkExchange(request, received, knowledge, { memory, coverage: log.coverage, scope: scopeOf(request.headers, knowledge), requestIds });
+    const mockTarget = context.mockTarget;
+    const checked = checkExchange(request, received, knowledge, {
+      memory,
+      coverage: log.coverage,
+      scope: scopeOf(request.headers, knowledge),
+      requestIds,
+      mockTarget: mockTarget?.known === true,
+    });
     if (!checked) {
+      mockTarget?.learn(request.method, request.url, received.status, received.body);
       log.unchecked();
       return { count: 0, entry: undefined };
     }
-    learn(request, received, checked.prediction.stage, checked.prediction.who !== undefined);
-    return logged(request, received, checked.operationId, checked.rules, [...checked.violations, ...notes], checked.prediction.rule);
+    if (checked.rehearsed === undefined) learn(request, received, checked.prediction.stage, checked.prediction.who !== undefined);
+    const rehearsal = checked.rehearsed === undefined ? undefined : { status: received.status, mark: checked.rehearsed };
+    return logged(request, received, checked.operationId, checked.rules, [...checked.violations, ...notes], checked.prediction.rule, rehearsal);
   }
 
-  function undecodable(request: RawRequest, received: Received, reason: 'encoding' | 'size', message: string): number {
+  function undecodable(request: RawRequest, received: Received, reason: 'encoding' | 'size' | 'timeout', message: string): number {
     const checked = checkExchange(request, { ...received, body: Buffer.alloc(0) }, knowledge);
     if (!checked) {
       log.unchecked();
       return 0;
     }
-    const code = reason === 'size' ? 'response.too-large' : 'response.encoding';
+    const code = reason === 'size' ? 'response.too-large' : reason === 'timeout' ? 'timeout' : 'response.encoding';
     const v: FiledViolation = { ...violation(['response', 'body'], code, `${message}; it was forwarded unchecked`), rule: reason };
     return logged(request, { ...received, body: received.body.subarray(0, 300) }, checked.operationId, [reason], [v], checked.prediction.rule).count;
   }
 
-  const logged: Filing['logged'] = (request, received, operationId, rules, violations, expected) => {
+  const logged: Filing['logged'] = (request, received, operationId, rules, violations, expected, rehearsal) => {
     const errors = violations.filter((v) => v.severity === 'error').length;
     // Only an exchange that broke the contract is described (and kept): the rest is counted. Whatever it says that
     // came from the target goes through the one masker (io/mask.ts): every token the run holds, in any form.
     const secrets = violations.length > 0 ? secretsOf(request, knowledge) : new Map<string, string>();
     const masker = createMasker([...(context.secrets ?? []), ...secrets]);
     if (violations.length > 0) masker.addFromRequest(request.headers, request.url);
-    const clean = (v: FiledViolation): FiledViolation => ({ ...v, message: masker.mask(v.message) });
-    const entry = log.record(operationId, rules, violations.length > 0 ? violations.map(clean) : violations, () => {
-      const response = received
-        ? `${received.status} ${mediaTypeOf(received.headers['content-type']) ?? '(no Content-Type)'}, ${received.body.length} bytes: ${excerpt(received.body.toString('utf8'), 300)}`
-        : 'none';
-      return {
-        at: new Date().toISOString(),
-        method: request.method,
-        path: masker.mask(request.url.split('?')[0] ?? request.url),
-        status: received?.status ?? 0,
-        request: masker.mask(maskedCurl(origin, request, secrets)),
-        response: masker.mask(response),
-        expected: masker.mask(expected),
-      };
-    });
+    const entry = log.record(
+      operationId,
+      rules,
+      violations,
+      () => {
+        const response = received
+          ? `${received.status} ${mediaTypeOf(received.headers['content-type']) ?? '(no Content-Type)'}, ${received.body.length} bytes: ${excerpt(received.body.toString('utf8'), 300)}`
+          : 'none';
+        return {
+          at: new Date().toISOString(),
+          method: request.method,
+          path: masker.mask(request.url.split('?')[0] ?? request.url),
+          status: received?.status ?? 0,
+          request: masker.mask(maskedCurl(origin, request, secrets)),
+          response: masker.mask(response),
+          expected: masker.mask(expected),
+        };
+      },
+      rehearsal,
+      (text) => masker.mask(text),
+    );
     if (entry) context.onViolation?.(entry);
     return { count: errors, entry };
   };

@@ -30,6 +30,7 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, notes:
     headers: requestHeaders,
     body: tooLarge ? undefined : Buffer.concat(chunks),
   });
+  const deadline = performance.now() + timeoutMs;
   const timer = setTimeout(() => {
     if (finished) return;
     finished = true;
@@ -48,6 +49,7 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, notes:
   const exchange: Exchange = {
     request: raw,
     notes,
+    deadline,
     get settled() {
       return finished;
     },

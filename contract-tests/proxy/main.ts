@@ -8,7 +8,8 @@ import { DEFAULT_RECORD_MAX_BYTES, Recorder } from '../har/recorder.ts';
 import { RULES, type Received } from './check.ts';
 import type { RawRequest } from '../model/predict.ts';
 import { parseFixtures, TokenKnowledge } from './knowledge.ts';
-import { DEFAULT_CAPACITY } from './log.ts';
+import { DEFAULT_CAPACITY, DEFAULT_MAX_BYTES, MIN_MAX_BYTES } from './log.ts';
+import { MAX_REPORTED, printable } from '../../spec/lib/violations.ts';
 import { createValidationProxy, DEFAULT_MAX_BODY, DEFAULT_TIMEOUT_MS, VIOLATIONS_HEADER } from './server.ts';
 import { listenHosts } from '../../mock/src/server/hosts.ts';
 import { optionErrors, type OptionErrors } from '../../mock/src/server/options.ts';
@@ -29,6 +30,8 @@ that breaks the contract gets the header ${VIOLATIONS_HEADER}: <count>.
                       GET /__mock/fixtures document (tokens, records, people): adds the persona rules
   --report FILE       write a JUnit XML report (one test case per operation and rule) there on exit
   --max-violations N  exchanges with violations kept for GET /__proxy/violations (default ${DEFAULT_CAPACITY}; the oldest go first)
+  --max-log-bytes N   the most bytes those exchanges take (default ${DEFAULT_MAX_BYTES}, at least ${MIN_MAX_BYTES}; the oldest go
+                      first); each lists at most ${MAX_REPORTED} violations, then "and N more"
   --max-body-bytes N  the largest request or answer body held for the check (default ${DEFAULT_MAX_BODY}); a larger
                       answer streams through with backpressure, unchecked, and is a violation (rule size)
   --timeout MS        answer 504 and record a violation when the target has not answered within MS (default ${DEFAULT_TIMEOUT_MS})
@@ -52,6 +55,7 @@ const OPTIONS = {
   tokens: { type: 'string' },
   report: { type: 'string' },
   'max-violations': { type: 'string' },
+  'max-log-bytes': { type: 'string' },
   timeout: { type: 'string' },
   'max-body-bytes': { type: 'string' },
   record: { type: 'string' },
@@ -82,6 +86,8 @@ export async function main(argv: string[]): Promise<void> {
   const host = values.host ?? '127.0.0.1';
   if (host.trim() === '') bad.fail('--host must not be empty');
   const capacity = values['max-violations'] === undefined ? DEFAULT_CAPACITY : bad.integer(values['max-violations'], '--max-violations', 1, 1_000_000);
+  const maxLogBytes =
+    values['max-log-bytes'] === undefined ? DEFAULT_MAX_BYTES : bad.integer(values['max-log-bytes'], '--max-log-bytes', MIN_MAX_BYTES, 16 * 1024 * 1024 * 1024);
   const timeoutMs = values.timeout === undefined ? DEFAULT_TIMEOUT_MS : bad.integer(values.timeout, '--timeout', 1, 3_600_000);
 
   let knowledge = new TokenKnowledge();
@@ -93,10 +99,11 @@ export async function main(argv: string[]): Promise<void> {
     try {
       text = readFileSync(values.tokens, 'utf8');
     } catch (error) {
-      bad.fail(`cannot read --tokens ${values.tokens}: ${error instanceof Error ? error.message : String(error)}`);
+      bad.fail(printable(`cannot read --tokens ${values.tokens}: ${error instanceof Error ? error.message : String(error)}`));
     }
     const parsed = parseFixtures(text);
-    if (!parsed.ok) bad.fail(`--tokens ${values.tokens}: ${parsed.error}`);
+    // What the file holds is outside text: its keys and the parser's excerpt of it are printed escaped.
+    if (!parsed.ok) bad.fail(printable(`--tokens ${values.tokens}: ${parsed.error}`));
     knowledge = new TokenKnowledge(parsed.fixtures);
     fixtureIds = { ...parsed.fixtures.records, people: parsed.fixtures.people };
     knowledgeTokens = Object.fromEntries(Object.entries(parsed.fixtures.tokens).filter((e): e is [string, string] => typeof e[1] === 'string'));
@@ -145,10 +152,11 @@ export async function main(argv: string[]): Promise<void> {
     knowledge,
     capacity,
     ...(recorder ? { onExchange: (request: RawRequest, received: Received) => recorder.add(request, received, new Date(), 0) } : {}),
+    maxLogBytes,
     timeoutMs,
     onViolation: (entry) => {
       if (quiet) return;
-      const errors = entry.violations.filter((v) => v.severity === 'error').length;
+      const errors = entry.errors;
       const lines = [
         `✗ #${entry.seq} ${entry.operation}: ${entry.method} ${entry.path} → ${entry.status} (${errors} violation${errors === 1 ? '' : 's'})`,
         ...entry.lines.map((l) => `  ${l}`),

@@ -10,6 +10,7 @@ import { endToEnd, flat, lowerJoined } from './end-to-end.ts';
 import type { Filing } from './file-exchange.ts';
 import type { TokenKnowledge } from './knowledge.ts';
 import type { ViolationLog } from './log.ts';
+import type { MockTarget } from './mock-target.ts';
 import { sendLine, VIOLATIONS_HEADER } from './send-answer.ts';
 import type { Upstream } from './upstream.ts';
 
@@ -23,6 +24,8 @@ export type ForwardContext = {
   maxBody: number;
   /** An answer that has not come within this time is a 504 and a violation; also the bound of decoding one. */
   timeoutMs: number;
+  /** Whether the target is this package's mock: asked before an answer marked X-Mock-Rehearsal is filed. */
+  mockTarget?: MockTarget;
 };
 
 /** One exchange under way, as the request side (forward-request.ts) shares it with the answer's. */
@@ -35,6 +38,8 @@ export type Exchange = {
   readonly settled: boolean;
   /** Ends the exchange (and its timeout); false when it was already over, and nothing more may be written. */
   settle(): boolean;
+  /** When --timeout runs out for this exchange (performance.now()): decoding its answer must be done by then too. */
+  readonly deadline: number;
 };
 
 export function passAnswer(upstreamRes: IncomingMessage, res: ServerResponse, exchange: Exchange, context: ForwardContext): void {
@@ -104,10 +109,18 @@ export function passAnswer(upstreamRes: IncomingMessage, res: ServerResponse, ex
     const bytes = Buffer.concat(body);
     const received: Received = { status, headers: lowerJoined(headers), body: bytes };
     // Checked as the client's user agent reads it (decoded, body.ts); forwarded as the target sent it.
-    void decodeBody(bytes, received.headers['content-encoding'], { maxBytes: maxBody, timeoutMs }).then((decoded) => {
-      const count = decoded.ok
-        ? filing.file(raw(), { ...received, body: decoded.body }, exchange.notes).count
-        : filing.undecodable(raw(), received, decoded.reason, decoded.message);
+    void decodeBody(bytes, received.headers['content-encoding'], { maxBytes: maxBody, timeoutMs, deadline: exchange.deadline }).then(async (decoded) => {
+      await context.mockTarget?.settle(received.headers);
+      let count = 0;
+      try {
+        count = decoded.ok
+          ? filing.file(raw(), { ...received, body: decoded.body }, exchange.notes).count
+          : filing.undecodable(raw(), received, decoded.reason, decoded.message);
+      } catch (error) {
+        // A check that fails on an answer (a bug, or an input no bound foresaw) costs that check, never the answer
+        // nor the proxy: the exchange is counted unchecked, and the client gets the answer as the target sent it.
+        log.checkFailed(error);
+      }
       const out = count > 0 ? [...headers, [VIOLATIONS_HEADER, String(count)] as [string, string]] : headers;
       if (res.destroyed) return;
       res.writeHead(status, upstreamRes.statusMessage, flat(out));

@@ -17,7 +17,8 @@ import { endToEnd } from './end-to-end.ts';
 import { createFiling } from './file-exchange.ts';
 import { forwardRequest } from './forward-request.ts';
 import { TokenKnowledge } from './knowledge.ts';
-import { DEFAULT_CAPACITY, ViolationLog, type Entry } from './log.ts';
+import { DEFAULT_CAPACITY, DEFAULT_MAX_BYTES, ViolationLog, type Entry } from './log.ts';
+import { MockTarget } from './mock-target.ts';
 import { sessionOf } from './scope-of.ts';
 import { sendJson } from './send-answer.ts';
 import { createUpstream } from './upstream.ts';
@@ -30,8 +31,10 @@ export type ProxyOptions = {
   /** The server to check: an origin, optionally with a path prefix (requests are forwarded under it). */
   target: string;
   knowledge?: TokenKnowledge;
-  /** Exchanges with violations kept for GET /__proxy/violations (a ring buffer). */
+  /** Exchanges with violations kept for GET /__proxy/violations (the oldest go first). */
   capacity?: number;
+  /** The most bytes those exchanges take (the oldest go first; at least log.ts's MIN_MAX_BYTES). */
+  maxLogBytes?: number;
   /** Bodies up to this size are checked; larger ones are forwarded unchecked. */
   maxBodyBytes?: number;
   /** An answer that has not come within this time is a 504 and a violation. */
@@ -78,7 +81,7 @@ function originForm(requestTarget: string): string | undefined {
 export function createValidationProxy(options: ProxyOptions): ValidationProxy {
   const upstream = createUpstream(options.target);
   const knowledge = options.knowledge ?? new TokenKnowledge();
-  const log = new ViolationLog(options.capacity ?? DEFAULT_CAPACITY);
+  const log = new ViolationLog(options.capacity ?? DEFAULT_CAPACITY, options.maxLogBytes ?? DEFAULT_MAX_BYTES);
   /** Each record's last answer per caller and mock session, for the left-alone rule. */
   const memory = new RecordMemory();
   /** The request ids of the answers forwarded (bounded): no two may share one. */
@@ -88,7 +91,8 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
   const { origin } = upstream;
   const operations = operationModels().map((o) => o.operationId);
   const baselines = new BaselineReads({ upstream, knowledge, memory, bounds: { maxBytes: maxBody, timeoutMs } });
-  const filed = createFiling({ origin, knowledge, log, memory, requestIds, secrets: options.secrets, onViolation: options.onViolation });
+  const mockTarget = new MockTarget(upstream, { maxBytes: maxBody, timeoutMs });
+  const filed = createFiling({ origin, knowledge, log, memory, requestIds, secrets: options.secrets, onViolation: options.onViolation, mockTarget });
   const { onExchange } = options;
   const filing: typeof filed = onExchange
     ? {
@@ -99,7 +103,7 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
         },
       }
     : filed;
-  const forwarding = { upstream, knowledge, log, filing, maxBody, timeoutMs };
+  const forwarding = { upstream, knowledge, log, filing, maxBody, timeoutMs, mockTarget };
   const control = {
     origin,
     log,
@@ -110,6 +114,7 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
       memory.forget();
       requestIds.forget();
       baselines.clear();
+      mockTarget.forget();
     },
   };
 

@@ -13,7 +13,7 @@ let mock: Running;
 let proxy: Running;
 let dir = '';
 beforeAll(async () => {
-  mock = await startMock({ validateResponses: false });
+  mock = await startMock({ selfCheck: 'off' });
   // Two bugs: every successful resume leaves out project.state, every successful close goal.closed_at.
   proxy = await startFaultProxy(mock.url, {
     response: (_req, reply) => {

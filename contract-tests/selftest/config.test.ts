@@ -218,8 +218,8 @@ describe('npm run contract: what is wrong comes first', () => {
   let mock: Running;
   let bare: Running;
   beforeAll(async () => {
-    mock = await startMock({ validateResponses: false });
-    bare = await startMock({ validateResponses: false, control: false });
+    mock = await startMock({ selfCheck: 'off' });
+    bare = await startMock({ selfCheck: 'off', control: false });
   });
   afterAll(async () => {
     await mock.close();

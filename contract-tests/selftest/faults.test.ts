@@ -12,7 +12,7 @@ let mock: Running;
 let tokens: Tokens = {};
 beforeAll(async () => {
   // The mock's own response self-check is tested elsewhere; here it would only slow every run down.
-  mock = await startMock({ validateResponses: false });
+  mock = await startMock({ selfCheck: 'off' });
   const fixtures: unknown = await (await fetch(`${mock.url}/__mock/fixtures`)).json();
   const found = isObject(fixtures) && isObject(fixtures['tokens']) ? fixtures['tokens'] : {};
   tokens = Object.fromEntries(Object.entries(found).filter((e): e is [string, string] => typeof e[1] === 'string'));

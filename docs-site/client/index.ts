@@ -44,9 +44,15 @@ export type ApiResult<K extends OperationId> = {
   };
 }[DocumentedStatus<K>];
 
+// Named aliases of the first two operations, kept so code written against 0.1 still compiles. No operation gets one
+// since: `RequestBody<'…'>` and `ApiResult<'…'>` name every operation's types, from the operation table.
+/** @deprecated Use `RequestBody<'resumeProject'>`. */
 export type ResumeProjectBody = RequestBody<'resumeProject'>;
+/** @deprecated Use `ApiResult<'resumeProject'>`. */
 export type ResumeProjectResult = ApiResult<'resumeProject'>;
+/** @deprecated Use `RequestBody<'closeGoal'>`. */
 export type CloseGoalBody = RequestBody<'closeGoal'>;
+/** @deprecated Use `ApiResult<'closeGoal'>`. */
 export type CloseGoalResult = ApiResult<'closeGoal'>;
 
 export type ClientOptions = {

@@ -2,7 +2,15 @@
 // result's body is typed by its status.
 import { describe, expectTypeOf, it } from 'vitest';
 import type { components } from '../../generated/types.ts';
-import { createClient, type ApiResult, type CloseGoalResult, type ResumeProjectResult } from '../client/index.ts';
+import {
+  createClient,
+  type ApiResult,
+  type CloseGoalBody,
+  type CloseGoalResult,
+  type RequestBody,
+  type ResumeProjectBody,
+  type ResumeProjectResult,
+} from '../client/index.ts';
 
 // Production's texts as the generated types hold them (the spec's `const`s), never written here: a changed text in the
 // spec changes these types and no test.
@@ -38,10 +46,10 @@ describe('request bodies', () => {
   });
 
   it('accept the minimal bodies and null in the optional fields', () => {
-    expectTypeOf(api.resumeProject({ project_id, message: retrospective, subscriber_ids: null })).resolves.toEqualTypeOf<ResumeProjectResult>();
+    expectTypeOf(api.resumeProject({ project_id, message: retrospective, subscriber_ids: null })).resolves.toEqualTypeOf<ApiResult<'resumeProject'>>();
     expectTypeOf(
       api.closeGoal({ goal_id, success: 'no', retrospective, success_status: 'missed', send_notifications_to_everyone: null }),
-    ).resolves.toEqualTypeOf<CloseGoalResult>();
+    ).resolves.toEqualTypeOf<ApiResult<'closeGoal'>>();
   });
 
   it('reject a missing token when creating the client', () => {
@@ -52,14 +60,14 @@ describe('request bodies', () => {
 
 describe('results', () => {
   it('are discriminated by status, each with the body the spec documents for it', () => {
-    expectTypeOf<ResumeProjectResult['status']>().toEqualTypeOf<200 | 400 | 401 | 403 | 404 | 405 | 406 | 413 | 415 | 500>();
-    expectTypeOf<Extract<ResumeProjectResult, { status: 200 }>['body']>().toEqualTypeOf<components['schemas']['ResumeProjectResponse']>();
-    expectTypeOf<Extract<CloseGoalResult, { status: 200 }>['body']['goal']>().toEqualTypeOf<components['schemas']['Goal']>();
+    expectTypeOf<ApiResult<'resumeProject'>['status']>().toEqualTypeOf<200 | 400 | 401 | 403 | 404 | 405 | 406 | 413 | 415 | 500>();
+    expectTypeOf<Extract<ApiResult<'resumeProject'>, { status: 200 }>['body']>().toEqualTypeOf<components['schemas']['ResumeProjectResponse']>();
+    expectTypeOf<Extract<ApiResult<'closeGoal'>, { status: 200 }>['body']['goal']>().toEqualTypeOf<components['schemas']['Goal']>();
     // The texts are literal types, not `string`: a client can switch on them.
     expectTypeOf<string>().not.toExtend<UnauthorizedText | ReadOnlyText | ForbiddenTitle | NotFoundTitle>();
-    expectTypeOf<Extract<CloseGoalResult, { status: 401 }>['body']>().toEqualTypeOf<UnauthorizedText>();
-    expectTypeOf<Extract<CloseGoalResult, { status: 403 }>['body']>().toExtend<ReadOnlyText | { error: ForbiddenTitle }>();
-    expectTypeOf<ReadOnlyText>().toExtend<Extract<CloseGoalResult, { status: 403 }>['body']>();
+    expectTypeOf<Extract<ApiResult<'closeGoal'>, { status: 401 }>['body']>().toEqualTypeOf<UnauthorizedText>();
+    expectTypeOf<Extract<ApiResult<'closeGoal'>, { status: 403 }>['body']>().toExtend<ReadOnlyText | { error: ForbiddenTitle }>();
+    expectTypeOf<ReadOnlyText>().toExtend<Extract<ApiResult<'closeGoal'>, { status: 403 }>['body']>();
   });
 
   it('narrow in a switch on status, and on ok', async () => {
@@ -82,5 +90,14 @@ describe('results', () => {
     if (result.ok) expectTypeOf(result).toEqualTypeOf<Extract<ApiResult<'closeGoal'>, { status: 200 }>>();
     // @ts-expect-error status 418 is not documented for closeGoal
     if (result.status === 418) void result;
+  });
+});
+
+describe('the named aliases of 0.1 (deprecated)', () => {
+  it('are the generic types of their operation', () => {
+    expectTypeOf<ResumeProjectBody>().toEqualTypeOf<RequestBody<'resumeProject'>>();
+    expectTypeOf<ResumeProjectResult>().toEqualTypeOf<ApiResult<'resumeProject'>>();
+    expectTypeOf<CloseGoalBody>().toEqualTypeOf<RequestBody<'closeGoal'>>();
+    expectTypeOf<CloseGoalResult>().toEqualTypeOf<ApiResult<'closeGoal'>>();
   });
 });

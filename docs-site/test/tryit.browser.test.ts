@@ -15,6 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationModels, responseExamples } from '../../spec/lib/operations.ts';
 import { PERSONAS } from '../../mock/src/domain/state.ts';
 import * as errors from '../../mock/src/answers/errors.ts';
+import { createMockCore } from '../../mock/src/core/core.ts';
+import { createHttpListener } from '../../mock/src/server/httpListener.ts';
+import { gateway } from '../../spec/lib/messages.ts';
 import { chromiumMissing, openOffline } from './chromium.ts';
 
 const missing = chromiumMissing();
@@ -167,7 +170,17 @@ describe.skipIf(missing)(
             'fault=network-error',
             'fault=timeout',
             ...statuses.map((status) => `code=${status}`),
+            'code=502',
+            'code=503',
+            'code=504',
           ]);
+          // The mock-only gateway statuses: a gateway's page, as text/html, marked as rehearsed.
+          for (const [status, page] of gateway()) {
+            await simulate.selectOption(`code=${status}`);
+            expect(await send(panel(), 'full_access'), String(status)).toEqual({ status, text: page });
+            expect(await panel().locator('[data-try-headers]').textContent()).toContain('x-mock-rehearsal: prefer');
+            expect(await panel().locator('[data-try-headers]').textContent()).toContain('content-type: text/html; charset=utf-8');
+          }
           for (const status of statuses) {
             const example = responseExamples(model).find((e) => e.status === Number(status));
             await simulate.selectOption(`code=${status}`);
@@ -184,7 +197,17 @@ describe.skipIf(missing)(
             await simulate.selectOption(fault);
             await panel().evaluate((node) => node.querySelector('[data-try-status]')?.remove());
             await panel().locator('button[data-try-send]').click();
+            // While the in-page mock holds a timeout, the panel says what is happening.
+            if (fault === 'fault=timeout')
+              expect(await panel().locator('[data-try-waiting]').textContent()).toBe(
+                'Waiting: the mock holds this request for 3 s (a mock server holds it until its --max-delay), then drops the connection, as asked (fault=timeout). No answer will come.',
+              );
             await expect.poll(() => panel().locator('[data-try-status]').count()).toBe(1);
+            expect(await panel().locator('[data-try-note]').textContent()).toMatch(
+              fault === 'fault=timeout'
+                ? /^No HTTP answer: the mock held the request as asked \(fault=timeout;/
+                : /^No HTTP answer: the mock dropped the connection as asked \(fault=network-error\)/,
+            );
             expect(await panel().locator('[data-try-status]').textContent()).toBe(shown);
             expect(await panel().locator('[data-try-response]').count()).toBe(0);
             expect(await panel().locator('[data-try-curl]').textContent()).toContain(`-H 'Prefer: ${fault}'`);
@@ -244,6 +267,58 @@ describe.skipIf(missing)(
         .poll(() => first.locator('[data-try-note]').textContent())
         .toMatch(/^The browser did not send it, or got no answer: http:\/\/127\.0\.0\.1:9\/api\/external\/v1\/.* \(CORS\), or cannot be reached/);
       await first.locator('input[data-try-remote]').uncheck();
+    });
+
+    it('sent to a mock server with a fault, says what the mock did (never CORS), and while a timeout is held, that it waits; a gateway 503 is its page', async () => {
+      const server = createServer(createHttpListener(createMockCore({ maxDelay: 1500 })));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+      const address = server.address();
+      const port = address !== null && typeof address === 'object' ? address.port : 0;
+      await page.route(`http://127.0.0.1:${port}/**`, (route) => route.continue());
+      const first = page.locator('[data-try-operation]').first();
+      const simulate = first.locator('select[data-try-simulate]');
+      const sendNow = async (): Promise<void> => {
+        await first.evaluate((node) => node.querySelector('[data-try-status]')?.remove());
+        await first.locator('button[data-try-send]').click();
+      };
+      try {
+        await first.locator('input[data-try-remote]').check();
+        await first.locator('input[data-try-base-url]').fill(`http://127.0.0.1:${port}`);
+        await simulate.selectOption('fault=network-error');
+        await sendNow();
+        await first.locator('[data-try-status]').waitFor();
+        expect(await first.locator('[data-try-status]').textContent()).toBe('network error');
+        expect(await first.locator('[data-try-note]').textContent()).toMatch(
+          /^No HTTP answer: the mock dropped the connection as asked \(fault=network-error\); fetch reports it as a network error/,
+        );
+        await simulate.selectOption('fault=timeout');
+        await sendNow();
+        await expect
+          .poll(() => first.locator('[data-try-waiting]').textContent())
+          .toBe(
+            'Waiting: the mock holds this request until its --max-delay passes (30 s unless started with another), then drops the connection, as asked (fault=timeout). No answer will come.',
+          );
+        await first.locator('[data-try-status]').waitFor({ timeout: 10_000 });
+        expect(await first.locator('[data-try-status]').textContent()).toBe('timeout');
+        expect(await first.locator('[data-try-note]').textContent()).toMatch(
+          /^No HTTP answer: the mock held the request until its --max-delay passed and then dropped the connection, as asked \(fault=timeout\)/,
+        );
+        await simulate.selectOption('code=503');
+        await sendNow();
+        await first.locator('[data-try-status]').waitFor();
+        expect(await first.locator('[data-try-status]').textContent()).toBe('503');
+        expect(await first.locator('[data-try-response]').textContent()).toBe(gateway().get(503));
+        expect(await first.locator('[data-try-headers]').textContent()).toContain('x-mock-rehearsal: prefer');
+        // Chromium logs every non-2xx answer to a fetch as a console error: this one was asked for.
+        const asked = consoleErrors.findIndex((text) => text.includes('status of 503 (Service Unavailable)'));
+        if (asked >= 0) consoleErrors.splice(asked, 1);
+      } finally {
+        await simulate.selectOption('');
+        await first.locator('input[data-try-remote]').uncheck();
+        await page.unroute(`http://127.0.0.1:${port}/**`);
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
     });
 
     it('shows a redirect as the answer and never follows it: nothing reaches the other server (issue 34, item 6)', async () => {

@@ -157,7 +157,7 @@ async function main(): Promise<number> {
   const fixtures = parseFixtures(JSON.parse(fixturesText));
   const list = scenarios(fixtures, settings.sessions).filter((s) => scenarioNames.includes(s.name));
   const resumeScenario = list[0];
-  if (!resumeScenario?.requests[0]) throw new Error('no resumeProject scenario');
+  if (!resumeScenario?.requests[0]) throw new Error("no scenario of the spec's first operation");
   for (const scenario of list) ctx.answers.push(await referenceAnswer(mock, scenario, checkFor('mock', scenario, fixtures, [])));
   const resumeRequest = resumeScenario.requests[0];
   ctx.probe = (server) => ({ request: resumeRequest, status: 200, check: checkFor(server, resumeScenario, fixtures, ctx.answers) });

@@ -2,23 +2,24 @@
 // definition for the load run (run.ts), the in-process stage table (stages.ts), the in-process start-up
 // (startup.ts) and the profiler (profile.ts), so every figure is about the same requests.
 import { texts } from '../../spec/lib/messages.ts';
+import { dereference, isObject as isJsonObject, loadDocument } from '../../spec/lib/openapi.ts';
+import { operationModels, type OperationId, type OperationModel } from '../../spec/lib/operations.ts';
 import type { BodyCheck, RequestSpec } from './job.ts';
 
 export const API = '/api/external/v1';
-const RICH_TEXT = JSON.stringify({ type: 'doc', content: [] });
 
-export const SCENARIOS = ['resumeProject', 'closeGoal', 'unauthorized', 'sessions'] as const;
-export type ScenarioName = (typeof SCENARIOS)[number];
-export const SCENARIO_LABELS: Record<ScenarioName, string> = {
-  resumeProject: 'resumeProject 200',
-  closeGoal: 'closeGoal 200',
+/** Every API operation of the spec, as scenarios of one 200 each (the stage table's and the targets' columns). */
+export const OPERATIONS: ReadonlyArray<OperationId> = operationModels().map((o) => o.operationId);
+export type OperationName = OperationId;
+
+export type ScenarioName = OperationName | 'unauthorized' | 'sessions';
+/** The load run's scenarios: one 200 per operation, the first operation without a token, and with sessions. */
+export const SCENARIOS: ReadonlyArray<ScenarioName> = [...OPERATIONS, 'unauthorized', 'sessions'];
+export const SCENARIO_LABELS: Readonly<Record<ScenarioName, string>> = {
+  ...(Object.fromEntries(OPERATIONS.map((o) => [o, `${o} 200`])) as Record<OperationName, string>),
   unauthorized: 'no token 401',
-  sessions: 'resume, X-Mock-Session',
+  sessions: `${OPERATIONS[0] ?? ''}, X-Mock-Session`,
 };
-
-/** The two API operations, as scenarios of one 200 each (the stage table's and the targets' columns). */
-export const OPERATIONS = ['resumeProject', 'closeGoal'] as const;
-export type OperationName = (typeof OPERATIONS)[number];
 
 export type Scenario = {
   name: ScenarioName;
@@ -55,72 +56,81 @@ function need(record: Record<string, string>, key: string, what: string): string
   return value;
 }
 
-/** Resume the paused project (no state precondition, so repeating it is fine), as the `full_access` persona. */
-export function resumeRequest(fixtures: Fixtures, session?: string): RequestSpec {
-  const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${need(fixtures.tokens, 'full_access', 'tokens')}` };
-  if (session !== undefined) headers['x-mock-session'] = session;
-  return {
-    method: 'POST',
-    path: `${API}/projects/resume`,
-    headers,
-    body: JSON.stringify({ project_id: need(fixtures.projects, 'paused', 'projects'), message: RICH_TEXT }),
-  };
+function modelOf(operationId: OperationName): OperationModel {
+  const model = operationModels().find((o) => o.operationId === operationId);
+  if (!model) throw new Error(`${operationId} is not an operation of the spec`);
+  return model;
 }
 
-/** Close the open goal, achieved (closing a closed goal again is a 200 too), as the `full_access` persona. */
-export function closeRequest(fixtures: Fixtures, session?: string): RequestSpec {
+/**
+ * An operation's request: its first named request example (on the seed's records, like every example), as the
+ * `full_access` persona. Repeating it answers 200 again: no operation of the spec has a state precondition.
+ */
+export function operationRequest(fixtures: Fixtures, operationId: OperationName, session?: string): RequestSpec {
+  const model = modelOf(operationId);
+  const example = model.examples[0];
+  if (!example) throw new Error(`${operationId} has no named request example`);
   const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${need(fixtures.tokens, 'full_access', 'tokens')}` };
   if (session !== undefined) headers['x-mock-session'] = session;
-  return {
-    method: 'POST',
-    path: `${API}/goals/close`,
-    headers,
-    body: JSON.stringify({ goal_id: need(fixtures.goals, 'open', 'goals'), success: 'yes', success_status: 'achieved', retrospective: RICH_TEXT }),
-  };
+  if (model.method !== 'POST') throw new Error(`${operationId}: the bench sends POST requests, the spec says ${model.method}`);
+  return { method: model.method, path: model.path, headers, body: JSON.stringify(example.value) };
 }
+
+/** The record a 200 example answers with: its one top-level key (`project`, `goal`) and the record. */
+function answeredRecord(operationId: OperationName): { key: string; record: Record<string, unknown> } {
+  const model = modelOf(operationId);
+  const name = model.examples[0]?.name ?? '';
+  const document = loadDocument();
+  const response = dereference(document, `${model.pointer}/responses/200`);
+  const example = dereference(document, `${response.pointer}/content/application~1json/examples/${name}`).value;
+  const value = isJsonObject(example) ? example['value'] : undefined;
+  const [key, record] = isJsonObject(value) ? (Object.entries(value)[0] ?? []) : [];
+  if (key === undefined || !isJsonObject(record)) throw new Error(`${operationId}: the 200 example ${name} holds no record`);
+  return { key, record };
+}
+
+/** A record's fields a 200 must repeat wherever and whenever it runs: its id and its flags and states, not its dates. */
+const TIMESTAMP = /^\d{4}-\d\d-\d\dT/;
+const CLOCK_DEPENDENT = new Set(['is_outdated']);
 
 /** The load run's scenarios; `sessions` X-Mock-Session names (`bench-0` …) for the session scenario. */
 export function scenarios(fixtures: Fixtures, sessions: number): Scenario[] {
-  const resume = resumeRequest(fixtures);
-  const close = closeRequest(fixtures);
-  const anonymous: RequestSpec = { ...resume, headers: { 'content-type': 'application/json' } };
-  const sessionRequests = Array.from({ length: sessions }, (_, i) => resumeRequest(fixtures, `bench-${i}`));
+  const first = OPERATIONS[0];
+  if (first === undefined) throw new Error('the spec has no operation');
+  const own: Scenario[] = OPERATIONS.map((operationId) => {
+    const request = operationRequest(fixtures, operationId);
+    return { name: operationId, operationId, path: request.path, auth: true, session: false, expectStatus: 200, requests: [request] };
+  });
+  const request = operationRequest(fixtures, first);
+  const anonymous: RequestSpec = { ...request, headers: { 'content-type': 'application/json' } };
+  const sessionRequests = Array.from({ length: sessions }, (_, i) => operationRequest(fixtures, first, `bench-${i}`));
   return [
-    { name: 'resumeProject', operationId: 'resumeProject', path: resume.path, auth: true, session: false, expectStatus: 200, requests: [resume] },
-    { name: 'closeGoal', operationId: 'closeGoal', path: close.path, auth: true, session: false, expectStatus: 200, requests: [close] },
-    { name: 'unauthorized', operationId: 'resumeProject', path: resume.path, auth: false, session: false, expectStatus: 401, requests: [anonymous] },
-    { name: 'sessions', operationId: 'resumeProject', path: resume.path, auth: true, session: true, expectStatus: 200, requests: sessionRequests },
+    ...own,
+    { name: 'unauthorized', operationId: first, path: request.path, auth: false, session: false, expectStatus: 401, requests: [anonymous] },
+    { name: 'sessions', operationId: first, path: request.path, auth: true, session: true, expectStatus: 200, requests: sessionRequests },
   ];
 }
 
 /**
- * What our mock's answer to a scenario must be: the plain-text 401, or JSON with the record's id and the state the
- * write must leave (ids of new rows and dates vary, so the rest is not compared).
+ * What our mock's answer to a scenario must be: the plain-text 401, or JSON with the record of the operation's 200
+ * example: its id, and each flag and state the example shows (`state`, `is_closed`, …), which the write leaves; ids of
+ * new rows and dates vary with the clock, so the rest is not compared.
  */
-export function mockCheck(scenario: Pick<Scenario, 'operationId' | 'expectStatus'>, fixtures: Fixtures): BodyCheck {
+export function mockCheck(scenario: Pick<Scenario, 'operationId' | 'expectStatus'>, _fixtures: Fixtures): BodyCheck {
   if (scenario.expectStatus === 401) return { kind: 'exact', body: texts.unauthorized };
-  if (scenario.operationId === 'closeGoal') {
-    return {
-      kind: 'json-fields',
-      fields: [
-        { path: ['goal', 'id'], equals: need(fixtures.goals, 'open', 'goals') },
-        { path: ['goal', 'is_closed'], equals: true },
-      ],
-    };
-  }
-  return {
-    kind: 'json-fields',
-    fields: [
-      { path: ['project', 'id'], equals: need(fixtures.projects, 'paused', 'projects') },
-      { path: ['project', 'state'], equals: 'active' },
-    ],
-  };
+  const { key, record } = answeredRecord(scenario.operationId);
+  const fields = Object.entries(record).flatMap(([name, value]) =>
+    (typeof value === 'boolean' || typeof value === 'string') && !CLOCK_DEPENDENT.has(name) && !TIMESTAMP.test(String(value))
+      ? [{ path: [key, name], equals: value }]
+      : [],
+  );
+  return { kind: 'json-fields', fields };
 }
 
 /**
- * The writes of the memory phase: for each of `sessions` sessions (`mem-0` …), a resume then a close, in one list a
- * load generator cycles through. With C connections each cycling it k times, every session gets 2·C·k writes.
+ * The writes of the memory phase: for each of `sessions` sessions (`mem-0` …), each operation's request in turn, in one
+ * list a load generator cycles through. With C connections each cycling it k times, every session gets n·C·k writes.
  */
 export function sessionWrites(fixtures: Fixtures, sessions: number): RequestSpec[] {
-  return Array.from({ length: sessions }, (_, i) => [resumeRequest(fixtures, `mem-${i}`), closeRequest(fixtures, `mem-${i}`)]).flat();
+  return Array.from({ length: sessions }, (_, i) => OPERATIONS.map((operationId) => operationRequest(fixtures, operationId, `mem-${i}`))).flat();
 }

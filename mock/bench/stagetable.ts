@@ -8,6 +8,7 @@
 import { STAGES, type Stage } from '../src/stages.ts';
 import type { SelfCheckMode } from '../src/core/core.ts';
 import { fixed, rounded, table } from './format.ts';
+import { operationModels } from '../../spec/lib/operations.ts';
 import { OPERATIONS, type OperationName } from './scenarios.ts';
 
 /** One measured window, or several added up: times in ms (performance.now()), process CPU in µs. */
@@ -144,7 +145,12 @@ export function httpOverhead(
   return out;
 }
 
-const SHORT: Record<OperationName, string> = { resumeProject: 'resume', closeGoal: 'close' };
+/** An operation's column heading: the last segment of its path (`resume`, `close`), from the spec. */
+const short = (operation: OperationName): string =>
+  operationModels()
+    .find((o) => o.operationId === operation)
+    ?.path.split('/')
+    .at(-1) ?? operation;
 
 /** The stage table: a column per mode and operation; below it, the load run's server CPU and the HTTP + Express share. */
 export function formatStageTable(
@@ -153,7 +159,7 @@ export function formatStageTable(
   overhead: Array<{ mode: SelfCheckMode; us: Partial<Record<OperationName, number>> }> = [],
 ): string {
   const columns = report.results;
-  const header = ['µs per request (in process)', ...columns.map((c) => `${c.mode} ${SHORT[c.operation]}`)];
+  const header = ['µs per request (in process)', ...columns.map((c) => `${c.mode} ${short(c.operation)}`)];
   const rows = [header];
   for (const stage of STAGES) {
     rows.push([
@@ -170,7 +176,7 @@ export function formatStageTable(
   rows.push(['process CPU', ...columns.map((c) => fixed(c.figures.cpu_us, 1))]);
   const lines = [table(rows, [false, ...columns.map(() => true)])];
   if (http.length > 0 || overhead.length > 0) {
-    const httpRows = [['server CPU µs/req (load run)', ...OPERATIONS.map((o) => SHORT[o])]];
+    const httpRows = [['server CPU µs/req (load run)', ...OPERATIONS.map(short)]];
     for (const row of http) httpRows.push([row.label, ...OPERATIONS.map((o) => fixed(row.cpu_us[o], 0))]);
     for (const row of overhead) httpRows.push([`HTTP + Express, ${row.mode} (server − in-process CPU)`, ...OPERATIONS.map((o) => fixed(row.us[o], 0))]);
     lines.push('', table(httpRows, [false, ...OPERATIONS.map(() => true)]));

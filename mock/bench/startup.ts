@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import type { Framed, MockRequest } from '../src/core/core.ts';
 import { bodyMatcher } from './job.ts';
 import { median, rounded } from './format.ts';
-import { mockCheck, parseFixtures, resumeRequest } from './scenarios.ts';
+import { mockCheck, OPERATIONS, operationRequest, parseFixtures } from './scenarios.ts';
 
 export type StartupReport = {
   factory: 'app' | 'msw';
@@ -39,8 +39,10 @@ if ((factory !== 'app' && factory !== 'msw') || !Number.isInteger(count) || coun
 }
 
 const fixtures = parseFixtures(JSON.parse(await readStdin()));
-const spec = resumeRequest(fixtures);
-const matches = bodyMatcher(mockCheck({ operationId: 'resumeProject', expectStatus: 200 }, fixtures));
+const first = OPERATIONS[0];
+if (first === undefined) throw new Error('the spec has no operation');
+const spec = operationRequest(fixtures, first);
+const matches = bodyMatcher(mockCheck({ operationId: first, expectStatus: 200 }, fixtures));
 const body = new TextEncoder().encode(spec.body);
 const BASE_URL = 'http://mock.bench.invalid';
 

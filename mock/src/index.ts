@@ -11,7 +11,7 @@ export {
   type Awaitable,
 } from './storage/sessions.ts';
 export { Store, type WriteEvent, type StoreOptions } from './storage/store.ts';
-export { MemoryScenarios, type Scenarios, type Scenario, type ScenarioRequest } from './answers/scenarios.ts';
+export { MemoryScenarios, type Scenarios, type Scenario, type ScenarioRequest, type TakenScenario } from './answers/scenarios.ts';
 export { FAULTS, type Fault } from './answers/faults.ts';
 export { SESSION_HEADER, DEFAULT_MAX_SESSIONS } from './storage/sessions.ts';
 export { defaultSeed, PERSONAS, type Persona } from './domain/seed.ts';

@@ -6,6 +6,8 @@
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 /** Longest `Prefer: delay` and --delay, in milliseconds. */
 export const MAX_DELAY_MS = 30_000;
+/** Delayed requests (--delay, Prefer: delay, a scenario's delay) that may wait at once (--max-waiting). */
+export const DEFAULT_MAX_WAITING = 1000;
 /** How long a `fault=timeout` request is held before its connection is dropped (--max-delay), and its ceiling. */
 export const DEFAULT_MAX_HOLD_MS = 30_000;
 export const MAX_HOLD_MS = 600_000;

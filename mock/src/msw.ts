@@ -38,7 +38,8 @@ export type MockHandlers = HttpHandler[] & {
   scenarios: {
     /**
      * Queues "the next `times` (default 1) requests of `operation` answer as if they carried `prefer`"
-     * (`code=500`, `example=NAME`, `delay=MS`, `fault=network-error|timeout`); throws, naming the field, on a bad one.
+     * (`code=500`, `example=NAME`, `delay=MS`, `fault=network-error|timeout`, or a gateway's `code=502|503|504`); throws,
+     * naming the field, on a bad one.
      */
     add(scenario: { operation: OperationId; prefer: string; times?: number }): Promise<Scenario>;
     /** The pending scenarios, in queue order, each with its `remaining` count. */

@@ -10,7 +10,10 @@ import { createMockCore } from '../src/core/core.ts';
 import { STAGES } from '../src/stages.ts';
 import { bodyMatcher, type RequestSpec } from '../bench/job.ts';
 import { startFlags } from '../bench/proc.ts';
-import { closeRequest, mockCheck, OPERATIONS, parseFixtures, resumeRequest, scenarios, sessionWrites, type Fixtures } from '../bench/scenarios.ts';
+import { mockCheck, OPERATIONS, operationRequest, parseFixtures, scenarios, sessionWrites, type Fixtures } from '../bench/scenarios.ts';
+
+const resumeRequest = (fixtures: Fixtures): RequestSpec => operationRequest(fixtures, 'resumeProject');
+const closeRequest = (fixtures: Fixtures): RequestSpec => operationRequest(fixtures, 'closeGoal');
 import { addSums, emptySums, formatStageTable, httpOverhead, perRequest, StageRecorder, type StageReport } from '../bench/stagetable.ts';
 import type { StartupReport } from '../bench/startup.ts';
 

@@ -138,30 +138,76 @@ describe.skipIf(missing !== undefined)(`mock/README.md, "${SECTION}"${missing ? 
     }
   }, 300_000);
 
-  it('on one host: the recipe, run by bash as written on free ports, starts Redis and two replicas that share one state', async () => {
+  it('on one host: the recipe as written on free ports, through its balancer; SIGTERM to a recorded PID drains that replica (exit 0), and to the process group the other', async () => {
     const [recipe, ...others] = blocks(SECTION, 'sh');
     expect(others).toEqual([]);
     if (!existsSync(join(consumer, 'node_modules', '.bin', 'service-external-api'))) throw new Error('the Compose test installs the package first');
-    const [redisPort, one, two] = [await freePort(), await freePort(), await freePort()];
-    const ports = { REDIS_PORT: String(redisPort), MOCK_1: String(one), MOCK_2: String(two) };
-    const script = startGroup('bash', ['-c', recipe ?? ''], consumer, { ...env, ...ports });
+    const [redisPort, one, two, lb] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const ports = { REDIS_PORT: String(redisPort), MOCK_1: String(one), MOCK_2: String(two), LB_PORT: String(lb) };
+    // The recipe as written, then what the README tells an operator to do, in the same shell (so `wait` can read the
+    // replica's exit code): signal the PID the recipe wrote, once the test says so.
+    const operator = [
+      'echo "recipe: started"',
+      'while [ ! -e stop-replica-1 ]; do sleep 0.1; done',
+      'kill -TERM "$(cat "mock-$MOCK_1.pid")"',
+      'wait "$(cat "mock-$MOCK_1.pid")"; echo "replica 1 exited with $?"',
+      'wait',
+    ].join('\n');
+    const script = startGroup('bash', ['-c', `${recipe ?? ''}\n${operator}`], consumer, { ...env, ...ports });
     try {
-      const exit = new Promise<number | null>((resolve) => script.child.once('exit', (code) => resolve(code)));
-      const finished = await Promise.race([exit, new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 120_000))]);
-      expect(finished, script.output()).toBe(0);
+      await until('the recipe', 120_000, async () => script.output().includes('recipe: started'), script.output);
       expect([await ready(one), await ready(two)]).toEqual([true, true]);
-      // A write through one replica is seen through the other: one Redis, one state.
-      const fixtures: unknown = (await send(one, { method: 'GET', path: '/__mock/fixtures' })).json();
+      const pid = (name: string): number => Number(readFileSync(join(consumer, name), 'utf8').trim());
+      // The PIDs written are the mocks' own processes (not npm's, not a shell's).
+      for (const port of [one, two])
+        expect(readFileSync(`/proc/${pid(`mock-${port}.pid`)}/cmdline`, 'utf8'), String(port)).toContain('service-external-api\0mock');
+      // A write through one replica is seen through the other: one Redis, one state; and through the balancer.
+      const fixtures: unknown = (await send(lb, { method: 'GET', path: '/__mock/fixtures' })).json();
       if (!isObject(fixtures) || !isObject(fixtures['tokens']) || !isObject(fixtures['projects'])) throw new Error('no fixtures');
-      const written = await send(one, {
-        path: RESUME,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${String(fixtures['tokens']['full_access'])}`, 'x-mock-session': 'recipe' },
-        body: JSON.stringify({ project_id: fixtures['projects']['paused'], message: doc('shared') }),
-      });
-      expect(written.status).toBe(200);
-      const events: unknown = (await send(two, { method: 'GET', path: '/__mock/events', headers: { 'x-mock-session': 'recipe' } })).json();
-      expect(isObject(events) && Array.isArray(events['events']) ? events['events'].length : events).toBe(1);
+      const token = String(fixtures['tokens']['full_access']);
+      const project = String(fixtures['projects']['paused']);
+      const resume = (port: number, session: string, prefer?: string) =>
+        send(port, {
+          path: RESUME,
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${token}`,
+            'x-mock-session': session,
+            ...(prefer ? { prefer } : {}),
+          },
+          body: JSON.stringify({ project_id: project, message: doc('shared') }),
+        });
+      expect((await resume(one, 'recipe')).status).toBe(200);
+      const events = (port: number, session: string): Promise<unknown> =>
+        send(port, { method: 'GET', path: '/__mock/events', headers: { 'x-mock-session': session } }).then((answer) => {
+          const body: unknown = answer.json();
+          return isObject(body) && Array.isArray(body['events']) ? body['events'].length : body;
+        });
+      expect(await events(two, 'recipe')).toBe(1);
+      expect(await events(lb, 'recipe')).toBe(1);
       expect((await send(two, { method: 'GET', path: '/__mock/health', headers: { host: 'mock' } })).text).toBe('{"status":"ok"}');
+      // The operator's SIGTERM to replica 1's PID while a write is in flight there: answered, then drained, exit 0.
+      const inFlight = resume(one, 'drained', 'delay=1500');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      writeFileSync(join(consumer, 'stop-replica-1'), '');
+      expect((await inFlight).status).toBe(200);
+      await until('replica 1 to exit', 30_000, async () => script.output().includes('replica 1 exited with'), script.output);
+      expect(script.output()).toContain('replica 1 exited with 0');
+      const logged = (msg: string): unknown[] =>
+        script
+          .output()
+          .split('\n')
+          .filter((line) => line.startsWith('{') && line.includes(`"msg":"${msg}"`))
+          .map((line): unknown => JSON.parse(line));
+      expect(logged('closed')).toEqual([expect.objectContaining({ signal: 'SIGTERM', drain: 'drained', cut_off: 0 })]);
+      // The balancer sends on to the replica that is left, writes included.
+      for (let i = 0; i < 4; i++) expect((await resume(lb, `after-${i}`)).status, `after-${i}`).toBe(200);
+      // systemd's stop: SIGTERM to every process of the group. The other replica drains too.
+      const group = script.child.pid ?? 0;
+      const twoPid = pid(`mock-${two}.pid`);
+      process.kill(-group, 'SIGTERM');
+      await until('replica 2 to drain', 30_000, async () => logged('closed').length === 2, script.output);
+      await until('replica 2 to exit', 30_000, async () => !existsSync(`/proc/${twoPid}`), script.output);
     } finally {
       script.stop();
     }

@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isObject } from '../../spec/lib/openapi.ts';
+import { gateway } from '../../spec/lib/messages.ts';
+import { REHEARSAL_HEADER } from '../../spec/lib/rehearsal.ts';
 import { createMockCore } from '../src/core/core.ts';
 import { FAULTS, hold } from '../src/answers/faults.ts';
 import { createHttpListener } from '../src/server/httpListener.ts';
@@ -215,6 +217,20 @@ describe('MSW in Node (msw/node setupServer, fetch)', () => {
     await expect(misspelt).rejects.toThrow('scenarios.add: operation must be one of resumeProject, closeGoal, got "closeGoals"');
     await expect(handlers.scenarios.add({ operation: 'closeGoal', prefer: 'code=500', times: 0 })).rejects.toThrow(/^scenarios\.add: times must be/);
     expect(await handlers.scenarios.list()).toEqual([]);
+  });
+
+  it('mock.scenarios.add queues a gateway 503 (and Prefer: code=503 answers one): the gateway page, marked, the state unchanged', async () => {
+    await handlers.reset();
+    const before = await handlers.state();
+    const added = await handlers.scenarios.add({ operation: 'resumeProject', prefer: 'code=503' });
+    const queued = await resume();
+    expect([queued.status, queued.headers.get('content-type'), await queued.text()]).toEqual([503, 'text/html; charset=utf-8', gateway().get(503)]);
+    expect(queued.headers.get(REHEARSAL_HEADER)).toBe(`scenario ${added.id}`);
+    const asked = await resume({ headers: { prefer: 'code=503' } });
+    expect([asked.status, await asked.text(), asked.headers.get(REHEARSAL_HEADER)]).toEqual([503, gateway().get(503), 'prefer']);
+    expect(await handlers.state()).toEqual(before);
+    expect((await handlers.requests(2)).map((r) => r.status)).toEqual([503, 503]);
+    await handlers.reset();
   });
 
   it(`a session holds at most ${MAX_SCENARIOS} pending scenarios; one more is refused and nothing is queued`, async () => {

@@ -8,6 +8,8 @@ import { isObject } from '../../spec/lib/openapi.ts';
 import { operationModels, responseExamples } from '../../spec/lib/operations.ts';
 import type { Fixtures } from '../src/core/controls.ts';
 import { MAX_DELAY_MS, MAX_PREFER_LENGTH, MAX_SCENARIO_TIMES } from '../src/limits.ts';
+import { gateway } from '../../spec/lib/messages.ts';
+import { REHEARSAL_HEADER } from '../../spec/lib/rehearsal.ts';
 import { CLOSE, RESUME, doc, type Sent } from './http.ts';
 
 type Answered = { status: number; headers: Record<string, string | undefined>; text: string };
@@ -102,6 +104,64 @@ export function rehearsalCases(fixtures: Fixtures): RehearsalCase[] {
         expect('failed' in attempt, JSON.stringify(attempt)).toBe(true);
         expect(await state(send, session)).toBe(before);
         expect(await lastRequest(send, session)).toMatchObject({ path: CLOSE, status: 0, operation: 'closeGoal', fault: 'timeout' });
+      },
+    },
+    {
+      name: 'Prefer: code=502|503|504 answers the gateway page (text/html, no x-request-id), marked X-Mock-Rehearsal: prefer; nothing changes, and the journal lists the status',
+      async run(send, session) {
+        const before = await state(send, session);
+        expect([...gateway().keys()]).toEqual([502, 503, 504]);
+        for (const [status, page] of gateway()) {
+          const answer = answered(await send(close(session, `code=${status}`)), `code=${status}`);
+          expect([answer.status, answer.headers['content-type'], answer.text]).toEqual([status, 'text/html; charset=utf-8', page]);
+          expect(page).toContain(`<title>${status} `);
+          expect(answer.headers['x-request-id']).toBeUndefined();
+          expect(answer.headers[REHEARSAL_HEADER]).toBe('prefer');
+          expect(await state(send, session)).toBe(before);
+          expect(await lastRequest(send, session)).toMatchObject({ method: 'POST', path: CLOSE, status, operation: 'closeGoal' });
+        }
+        // A gateway status has no examples; a status that is neither documented nor a gateway's is refused as before.
+        const withExample = answered(await send(resume(session, 'code=503, example=closed_project')), 'code=503 with an example');
+        expect([withExample.status, JSON.parse(withExample.text)]).toEqual([
+          400,
+          CONTROL_ERROR("Prefer: code=503 is a gateway status the mock answers with a gateway's page; it has no examples, so leave example=closed_project out"),
+        ]);
+        expect(answered(await send(resume(session, 'code=501')), 'code=501').status).toBe(400);
+        // The real answer carries no mark; a forced documented status carries `prefer`.
+        const real = answered(await send(resume(session)), 'resume');
+        expect([real.status, real.headers[REHEARSAL_HEADER]]).toEqual([200, undefined]);
+        const forced = answered(await send(resume(session, 'code=404')), 'code=404');
+        expect([forced.status, forced.headers[REHEARSAL_HEADER]]).toEqual([404, 'prefer']);
+      },
+    },
+    {
+      name: 'a queued 503 then 504 answer the gateway pages marked X-Mock-Rehearsal: scenario <id>, change nothing, then the real answer, unmarked',
+      async run(send, session) {
+        const first = JSON.parse((await queue(send, session, { operation: 'closeGoal', prefer: 'code=503' })).text);
+        const second = JSON.parse((await queue(send, session, { operation: 'closeGoal', prefer: 'code=504', times: 1 })).text);
+        expect([first.prefer, second.prefer, first.remaining]).toEqual(['code=503', 'code=504', 1]);
+        const statuses = await goalStatus(send, session);
+        for (const [scenario, status] of [
+          [first, 503],
+          [second, 504],
+        ] as const) {
+          const answer = answered(await send(close(session)), `queued ${status}`);
+          expect([answer.status, answer.headers['content-type'], answer.text]).toEqual([status, 'text/html; charset=utf-8', gateway().get(status)]);
+          expect(answer.headers[REHEARSAL_HEADER]).toBe(`scenario ${scenario.id}`);
+          expect(await goalStatus(send, session)).toEqual(statuses);
+        }
+        const ok = answered(await send(close(session)), 'close');
+        expect([ok.status, ok.headers[REHEARSAL_HEADER]]).toEqual([200, undefined]);
+        expect(await goalStatus(send, session)).not.toEqual(statuses);
+        const refused = answered(
+          await send(control('POST', '/__mock/scenarios', session, { operation: 'closeGoal', prefer: 'code=502, example=x' })),
+          'a 502 with an example',
+        );
+        expect([refused.status, JSON.parse(refused.text)]).toEqual([
+          400,
+          CONTROL_ERROR("prefer: Prefer: code=502 is a gateway status the mock answers with a gateway's page; it has no examples, so leave example=x out"),
+        ]);
+        expect(await pending(send, session)).toEqual({ scenarios: [] });
       },
     },
     {

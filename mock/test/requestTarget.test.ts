@@ -2,7 +2,8 @@
 // `POST http://127.0.0.1:P/api/external/v1/projects/resume HTTP/1.1`; the mock answers it as its origin form, with the
 // target's authority as the host (the Host header is ignored), so the Host guard still applies.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { originForm } from '../src/server/requestTarget.ts';
+import { operationAt, readOperations } from '../src/core/pipeline.ts';
+import { originForm, readTarget } from '../src/server/requestTarget.ts';
 import { RESUME, startMock, type RunningMock } from './http.ts';
 
 const NOW = new Date('2025-06-13T10:00:00Z');
@@ -23,6 +24,62 @@ describe('originForm', () => {
   it('leaves the origin form, `*`, user info and other schemes alone', () => {
     for (const target of ['/api/external/v1/projects/resume', '*', 'http://user@127.0.0.1/x', 'ftp://127.0.0.1/x', 'http:///x'])
       expect(originForm(target), target).toBeUndefined();
+  });
+});
+
+describe('readTarget: the one reading of a target for routing, journal, metrics and log', () => {
+  const operations = readOperations();
+  const read = (target: string) => {
+    const { path, host, url } = readTarget(target);
+    return { path, host, search: url.search, operation: operationAt(operations, path)?.operationId };
+  };
+
+  it('names the operation of every form the routing answers as it, and shows the path alone', () => {
+    for (const target of [
+      '/api/external/v1/projects/resume',
+      '//api/external/v1/projects/resume',
+      '/api/external/v1/projects/resume/',
+      '/api//external/v1/projects//resume',
+      '/api/external/v1/projects/resume#frag',
+      '/api/external/v1/goals/../projects/resume',
+      'http://127.0.0.1:4010/api/external/v1/projects/resume#f',
+    ])
+      expect(read(target).operation, target).toBe('resumeProject');
+    expect(read('/api/external/v1/projects/resume?token=x#frag')).toEqual({
+      path: '/api/external/v1/projects/resume',
+      host: undefined,
+      search: '?token=x',
+      operation: 'resumeProject',
+    });
+    expect(read('HTTP://mock:80/api/external/v1/goals/close?a=1')).toEqual({
+      path: '/api/external/v1/goals/close',
+      host: 'mock:80',
+      search: '?a=1',
+      operation: 'closeGoal',
+    });
+  });
+
+  it('names none where the routing names none: another case, an escape, another prefix, too many segments', () => {
+    for (const target of [
+      '/API/external/v1/projects/resume',
+      '/api/external/v1/projects/%72esume',
+      '/api/external/v1/projects/%zz',
+      '/api/v2/projects/resume',
+      '/api/external/v1/projects/resume/extra',
+      '/api/external/v1',
+      '*',
+    ])
+      expect(read(target).operation, target).toBeUndefined();
+  });
+
+  it('masks the user info of an absolute-form target and reads it as it always was: a path that names no route', () => {
+    expect(read('http://u:opk_secret@127.0.0.1:4010/api/external/v1/projects/resume')).toEqual({
+      path: '//***@127.0.0.1:4010/api/external/v1/projects/resume',
+      host: undefined,
+      search: '',
+      operation: undefined,
+    });
+    expect(read('https://a@b@host/x?q').path).toBe('//***@host/x');
   });
 });
 

@@ -15,7 +15,7 @@ import { DRAINING_REASON } from '../src/server/health.ts';
 import { createHttpListener } from '../src/server/httpListener.ts';
 import { createService } from '../src/server/service.ts';
 import { doc, RESUME, send } from './http.ts';
-import { redisMissing, startRedis, type RedisServer } from './redisServer.ts';
+import { freePort, redisMissing, startRedis, type RedisServer } from './redisServer.ts';
 
 const MAIN = new URL('../src/main.ts', import.meta.url).pathname;
 const missing = redisMissing();
@@ -169,6 +169,132 @@ describe('the probes, the metrics and the JSON log of the mock the CLI starts', 
   });
 });
 
+describe('one reading of the request target for the answer, the metrics, the log and the journal', () => {
+  let cli: Cli;
+  beforeAll(async () => {
+    cli = await startCli(['--log-format', 'json']);
+  }, 60_000);
+  afterAll(() => {
+    cli.child.kill('SIGKILL');
+  });
+  const counted = async (operation: string, status: number): Promise<number> => {
+    const line = (await send(cli.port, { method: 'GET', path: '/__mock/metrics' })).text
+      .split('\n')
+      .find((text) => text.startsWith(`mock_requests_total{operation="${operation}",status="${status}"} `));
+    return Number(line?.split(' ')[1] ?? 0);
+  };
+  const logged = (session: string): unknown[] =>
+    cli
+      .output()
+      .split('\n')
+      .filter((text) => text.includes(`"session":"${session}"`))
+      .map((text): unknown => JSON.parse(text));
+
+  it("counts and logs every form of an operation's path it answers as that operation (//, trailing /, // inside, #fragment, absolute form)", async () => {
+    const origin = await send(cli.port, { path: RESUME, headers: { 'content-type': 'application/json', 'x-mock-session': 'form-0' }, body: '{}' });
+    expect(origin.status).toBe(401);
+    const before = await counted('resumeProject', 401);
+    const forms = [
+      `/${RESUME}`,
+      `${RESUME}/`,
+      RESUME.replace('/external/', '//external/'),
+      `${RESUME}#frag`,
+      `http://127.0.0.1:${cli.port}${RESUME}`,
+      `http://127.0.0.1:${cli.port}${RESUME}/#x`,
+    ];
+    for (const [i, path] of forms.entries()) {
+      const answer = await send(cli.port, { path, headers: { 'content-type': 'application/json', 'x-mock-session': `form-${i + 1}` }, body: '{}' });
+      expect([answer.status, answer.text], path).toEqual([origin.status, origin.text]);
+    }
+    expect(await counted('resumeProject', 401)).toBe(before + forms.length);
+    expect(await eventually(async () => logged(`form-${forms.length}`).length === 1, 5000)).toBe(true);
+    for (const [i, path] of forms.entries()) {
+      const [line, ...more] = logged(`form-${i + 1}`);
+      expect(more, path).toEqual([]);
+      expect(isObject(line) ? [line['operation'], line['status']] : line, path).toEqual(['resumeProject', 401]);
+      expect(isObject(line) && typeof line['path'] === 'string' ? line['path'] : line, path).not.toMatch(/#|http:|127\.0\.0\.1/);
+    }
+  });
+
+  it('serves the probes and the metrics to an absolute-form target, and to a trailing slash', async () => {
+    for (const path of [`http://127.0.0.1:${cli.port}/__mock/metrics`, '/__mock/metrics/', `HTTP://127.0.0.1:${cli.port}/__mock/METRICS#x`]) {
+      const metrics = await send(cli.port, { method: 'GET', path });
+      expect([metrics.status, metrics.headers['content-type']], path).toEqual([200, 'text/plain; version=0.0.4; charset=utf-8']);
+    }
+    // The absolute form's authority is the request's host: a foreign one is refused, as the app refuses it.
+    expect((await send(cli.port, { method: 'GET', path: `http://evil.example:${cli.port}/__mock/metrics` })).status).toBe(421);
+    expect((await send(cli.port, { method: 'GET', path: `http://127.0.0.1:${cli.port}/__mock/ready/` })).text).toBe('{"status":"ready"}');
+    expect((await send(cli.port, { method: 'GET', path: `http://127.0.0.1:${cli.port}/__mock/health#h` })).text).toBe('{"status":"ok"}');
+  });
+
+  it("never logs or journals a credential in the target's user info or fragment", async () => {
+    const secret = 'opk_SECRET-IN-TARGET';
+    const userInfo = await send(cli.port, {
+      path: `http://u:${secret}@127.0.0.1:${cli.port}${RESUME}`,
+      headers: { 'content-type': 'application/json', 'x-mock-session': 'userinfo' },
+      body: '{}',
+    });
+    // Answered as before (a path that names no route); production refuses user info too.
+    expect(userInfo.status).toBe(404);
+    const fragment = await send(cli.port, {
+      path: `${RESUME}#token=${secret}`,
+      headers: { 'content-type': 'application/json', 'x-mock-session': 'userinfo' },
+      body: '{}',
+    });
+    expect(fragment.status).toBe(401);
+    const journal = await send(cli.port, { method: 'GET', path: '/__mock/requests', headers: { 'x-mock-session': 'userinfo' } });
+    const paths = (journal.json() as { requests: Array<{ path: string; operation: string | null }> }).requests.map((r) => [r.path, r.operation]);
+    expect(paths).toEqual([
+      [`//***@127.0.0.1:${cli.port}${RESUME}`, null],
+      [RESUME, 'resumeProject'],
+    ]);
+    expect(await eventually(async () => logged('userinfo').length === 2, 5000)).toBe(true);
+    expect(logged('userinfo').map((line) => (isObject(line) ? [line['path'], line['operation']] : line))).toEqual(paths);
+    expect(cli.output()).not.toContain(secret);
+    expect(journal.text).not.toContain(secret);
+  });
+});
+
+describe('a JSON log whose reader has stopped', () => {
+  it('never holds up serving: lines past the buffer are dropped and counted, and one line says how many once the reader is back', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [MAIN, '--port', String(port), '--log-format', 'json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PORT: '', MOCK_STORE: '' },
+    });
+    try {
+      // Nobody reads its stdout (a stalled pipe): the kernel's buffer fills, then the mock's own.
+      child.stdout.pause();
+      expect(await eventually(async () => (await send(port, { method: 'GET', path: '/__mock/health' }).catch(() => undefined))?.status === 200)).toBe(true);
+      const long = `/x${'a'.repeat(1000)}`;
+      for (let i = 0; i < 1500; i++) expect((await send(port, { method: 'GET', path: long, headers: { 'x-mock-session': 'stalled' } })).status).toBe(404);
+      expect((await send(port, { method: 'GET', path: '/__mock/health' })).text).toBe('{"status":"ok"}');
+      const metric = (await send(port, { method: 'GET', path: '/__mock/metrics' })).text
+        .split('\n')
+        .find((line) => line.startsWith('mock_log_lines_dropped_total '));
+      const dropped = Number(metric?.split(' ')[1]);
+      // 1500 lines of about 1.1 KB: what the pipe and the 1 MB buffer hold is written, the rest dropped.
+      expect(dropped).toBeGreaterThan(100);
+      expect(dropped).toBeLessThan(1500);
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stdout.resume();
+      expect(await eventually(async () => out.includes('"msg":"log lines dropped"'), 10_000)).toBe(true);
+      const lines = out
+        .trim()
+        .split('\n')
+        .map((line): unknown => JSON.parse(line));
+      expect(lines.filter((line) => isObject(line) && line['msg'] === 'log lines dropped')).toEqual([
+        { level: 'warn', time: expect.any(String), dropped, msg: 'log lines dropped' },
+      ]);
+      // Every line that was not dropped is whole: one JSON object per line.
+      expect(lines.filter((line) => isObject(line) && line['session'] === 'stalled').length).toBe(1500 - dropped);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 120_000);
+});
+
 describe('without the optional peer prom-client', () => {
   it('answers GET /__mock/metrics 501 with the line that installs it, and serves everything else as before', async () => {
     const core = createMockCore();
@@ -192,10 +318,11 @@ describe('without the optional peer prom-client', () => {
   });
 });
 
-describe('bad --log-format and --drain-ms', () => {
+describe('bad --log-format, --drain-ms and --max-waiting', () => {
   it.each([
     [['--log-format', 'xml'], 'error: --log-format must be text or json, got "xml"'],
     [['--drain-ms', '700000'], 'error: --drain-ms must be between 0 and 600000, got 700000'],
+    [['--max-waiting', '0'], 'error: --max-waiting must be between 1 and 1000000, got 0'],
   ])('%j: one line on stderr and exit 2', async (args, line) => {
     const child = spawn(process.execPath, [MAIN, '--port', '0', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -223,7 +350,7 @@ describe('with --no-control', () => {
 
 describe('drain on SIGTERM and SIGINT', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    it(`${signal}: a write in flight still gets its 200, readiness turns 503 at once, new connections are refused, and the exit is 0`, async () => {
+    it(`${signal}: a write in flight still gets its 200; the probes still answer on new connections (ready 503), any other new request gets the mock's 503; exit 0`, async () => {
       const cli = await startCli(['--drain-ms', '10000']);
       try {
         const { tokens, projects } = await fixturesOf(cli.port);
@@ -243,7 +370,19 @@ describe('drain on SIGTERM and SIGINT', () => {
         probe.on('data', (d: Buffer) => (raw += d.toString()));
         const probeEnded = new Promise<void>((resolve) => probe.once('close', () => resolve()));
         probe.write('\r\n');
-        await expect(send(cli.port, { method: 'GET', path: '/__mock/health' })).rejects.toThrow(/ECONNREFUSED/);
+        // New connections during the drain: the probes answer (liveness 200, readiness 503), each closing its connection.
+        const health = await send(cli.port, { method: 'GET', path: '/__mock/health' });
+        expect([health.status, health.text, health.headers['connection']]).toEqual([200, '{"status":"ok"}', 'close']);
+        const ready = await send(cli.port, { method: 'GET', path: '/__mock/ready', headers: { host: 'anything.example' } });
+        expect([ready.status, ready.json(), ready.headers['connection']]).toEqual([503, { status: 'unready', reason: DRAINING_REASON }, 'close']);
+        expect(documented('getReadiness', 503, ready.json())).toBe('');
+        // Any other new request: the mock's 503 at once, nothing done (a load balancer tries another replica).
+        const refused = await send(cli.port, { method: 'GET', path: '/__mock/fixtures' });
+        expect([refused.status, refused.json(), refused.headers['connection']]).toEqual([
+          503,
+          { error: 'Mock unavailable', message: DRAINING_REASON },
+          'close',
+        ]);
         const answer = await inFlight;
         expect(answer.status).toBe(200);
         const body: unknown = answer.json();
@@ -254,21 +393,51 @@ describe('drain on SIGTERM and SIGINT', () => {
         expect(raw.slice(raw.indexOf('\r\n\r\n') + 4)).toMatch(JSON.stringify({ status: 'unready', reason: DRAINING_REASON }));
         expect(await cli.exit).toBe(0);
         expect(cli.output()).toContain(`${signal}: closing the mock (draining: requests in flight get up to 10000 ms)`);
+        // Once drained, the port is closed.
+        await expect(send(cli.port, { method: 'GET', path: '/__mock/health' })).rejects.toThrow(/ECONNREFUSED/);
       } finally {
         cli.child.kill('SIGKILL');
       }
     }, 60_000);
   }
 
-  it('cuts off what is still in flight after --drain-ms and still exits 0', async () => {
+  it('cuts off what is still in flight after --drain-ms, says how many, and still exits 0', async () => {
     const cli = await startCli(['--drain-ms', '200']);
     try {
-      const slow = send(cli.port, { method: 'POST', path: RESUME, headers: { 'content-type': 'application/json', prefer: 'delay=5000' }, body: '{}' });
+      const slow = [1, 2].map(() =>
+        send(cli.port, { method: 'POST', path: RESUME, headers: { 'content-type': 'application/json', prefer: 'delay=5000' }, body: '{}' }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      cli.child.kill('SIGTERM');
+      for (const request of slow) await expect(request).rejects.toThrow(/socket hang up|ECONNRESET/);
+      expect(await cli.exit).toBe(0);
+      expect(cli.output()).toContain('SIGTERM: 2 requests still in flight after 200 ms were cut off');
+    } finally {
+      cli.child.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it('--log-format json: each request cut off is a line with status 0, and the closing line counts them (warn)', async () => {
+    const cli = await startCli(['--drain-ms', '200', '--log-format', 'json']);
+    try {
+      const slow = send(cli.port, {
+        method: 'POST',
+        path: RESUME,
+        headers: { 'content-type': 'application/json', prefer: 'delay=5000', 'x-mock-session': 'cut' },
+        body: '{}',
+      });
       await new Promise((resolve) => setTimeout(resolve, 300));
       cli.child.kill('SIGTERM');
       await expect(slow).rejects.toThrow(/socket hang up|ECONNRESET/);
       expect(await cli.exit).toBe(0);
-      expect(cli.output()).toContain('SIGTERM: requests still in flight after 200 ms were cut off');
+      const lines = cli
+        .output()
+        .trim()
+        .split('\n')
+        .map((line): unknown => JSON.parse(line));
+      const cut = lines.filter((line) => isObject(line) && line['session'] === 'cut');
+      expect(cut).toEqual([expect.objectContaining({ method: 'POST', path: RESUME, operation: 'resumeProject', status: 0 })]);
+      expect(lines.at(-1)).toEqual({ level: 'warn', time: expect.any(String), signal: 'SIGTERM', drain: 'timed out', cut_off: 1, msg: 'closed' });
     } finally {
       cli.child.kill('SIGKILL');
     }
@@ -288,7 +457,7 @@ describe.skipIf(missing !== undefined)(`readiness with the state in Redis${missi
   });
   const ready = () => send(cli.port, { method: 'GET', path: '/__mock/ready' });
 
-  it('is 503 with the reason that holds now (evicting, then unreachable) and 200 again when Redis is back, without a restart', async () => {
+  it('is 503 with the reason that holds now (evicting, then unreachable), naming no address, and 200 again when Redis is back, without a restart', async () => {
     expect((await ready()).text).toBe('{"status":"ready"}');
     const { Redis } = await import('ioredis');
     const admin = new Redis(redis.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0 });
@@ -298,7 +467,7 @@ describe.skipIf(missing !== undefined)(`readiness with the state in Redis${missi
     expect(evicting.status).toBe(503);
     expect(evicting.json()).toEqual({
       status: 'unready',
-      reason: `Redis at ${redis.url} is unsafe: its maxmemory-policy is allkeys-lru, which lets Redis evict the mock's keys and tear sessions; set it to noeviction (CONFIG SET maxmemory-policy noeviction, or "maxmemory-policy noeviction" in redis.conf).`,
+      reason: `The mock's store (Redis) is unsafe: its maxmemory-policy is allkeys-lru, which lets Redis evict the mock's keys and tear sessions; set it to noeviction (CONFIG SET maxmemory-policy noeviction, or "maxmemory-policy noeviction" in redis.conf).`,
     });
     admin.disconnect();
     // The API had seen the evicting policy too; with Redis gone, what is wrong now is that it is unreachable.
@@ -310,10 +479,14 @@ describe.skipIf(missing !== undefined)(`readiness with the state in Redis${missi
     expect(documented('getReadiness', 503, down.json())).toBe('');
     expect(down.json()).toEqual({
       status: 'unready',
-      reason: expect.stringMatching(
-        new RegExp(`^Redis at ${redis.url.replaceAll('/', '\\/')} is unreachable \\((ECONNREFUSED|connection closed|not connected)\\)\\.$`),
-      ),
+      reason: expect.stringMatching(/^The mock's store is unreachable \((ECONNREFUSED|connection closed|not connected)\)\.$/),
     });
+    // The probe answers whatever the Host: it names no address, port, database or user.
+    expect(down.text).not.toMatch(new RegExp(`127\\.0\\.0\\.1|${redis.port}|redis://`));
+    // The sessions are unknown while the store cannot say: NaN, not the last value.
+    const metrics = (await send(cli.port, { method: 'GET', path: '/__mock/metrics' })).text.split('\n');
+    // (prom-client writes NaN as `Nan`, which Prometheus reads as NaN.)
+    expect(metrics).toContain('mock_sessions Nan');
     const refused = await send(cli.port, { method: 'GET', path: '/__mock/state' });
     expect(refused.status).toBe(503);
     expect(refused.json()).toEqual({
@@ -326,5 +499,25 @@ describe.skipIf(missing !== undefined)(`readiness with the state in Redis${missi
     expect(await eventually(async () => (await ready()).status === 200)).toBe(true);
     expect((await ready()).text).toBe('{"status":"ready"}');
     expect((await send(cli.port, { method: 'GET', path: '/__mock/state' })).status).toBe(200);
+    expect((await send(cli.port, { method: 'GET', path: '/__mock/metrics' })).text.split('\n')).toContain('mock_sessions 1');
+    // The outage and the recovery, each told once (with the URL: the log is the operator's), not once per request.
+    const store = `Redis at ${redis.url}`;
+    const lost = cli
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('is unreachable'));
+    expect(lost).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^warning: the mock's store \\(${store.replaceAll('/', '\\/').replaceAll('.', '\\.')}\\) is unreachable \\(.+\\): API requests get 503 until it is back$`,
+        ),
+      ),
+    ]);
+    expect(
+      cli
+        .output()
+        .split('\n')
+        .filter((line) => line.endsWith(') is back')),
+    ).toEqual([`the mock's store (${store}) is back`]);
   }, 60_000);
 });

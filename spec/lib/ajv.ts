@@ -3,7 +3,7 @@
 // error. Kept apart from openapi.ts so that reading the document never loads Ajv's compiler.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { loadDocument, OPENAPI_KEYWORDS, type JsonObject, type SchemaValidator } from './openapi.ts';
+import { isObject, loadDocument, OPENAPI_KEYWORDS, resolvePointer, type JsonObject, type SchemaValidator } from './openapi.ts';
 
 const DOCUMENT_ID = 'openapi.json';
 
@@ -46,22 +46,115 @@ export function createSchemaValidator(
 ): SchemaValidator {
   const fastCompile = options.fastCompile ?? false;
   const detailed = createDetailedValidator(document, { fastCompile });
-  if (!options.firstErrorOnly) return detailed;
-  const quick = createDetailedValidator(document, { allErrors: false, fastCompile });
-  return { validate: (pointer, value) => (quick.validate(pointer, value).length === 0 ? [] : detailed.validate(pointer, value)) };
+  // Valid or not is asked of every level of a value that fails (conformance.ts explains it level by level): a validator
+  // that stops at the first error answers that without building an error list that grows with the value.
+  let quick: ReturnType<typeof createDetailedValidator> | undefined;
+  const isValid = (pointer: string, value: unknown): boolean => {
+    quick ??= createDetailedValidator(document, { allErrors: false, fastCompile });
+    return quick.validate(pointer, value).length === 0;
+  };
+  return {
+    validate: options.firstErrorOnly ? (pointer, value) => (isValid(pointer, value) ? [] : detailed.validate(pointer, value)) : detailed.validate,
+    isValid,
+    validateOwn: detailed.validateOwn,
+  };
 }
 
-function createDetailedValidator(document: JsonObject, ajvOptions: AjvOptions = {}): SchemaValidator {
+/** Keywords that say nothing about a value (annotations, OpenAPI's and `x-` extensions): left out of an own-keyword schema. */
+const ANNOTATIONS: ReadonlySet<string> = new Set([
+  'title',
+  'description',
+  'examples',
+  'example',
+  'default',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  '$comment',
+  '$id',
+  '$anchor',
+  '$schema',
+  'contentMediaType',
+  'contentEncoding',
+  'contentSchema',
+  'discriminator',
+  'xml',
+  'externalDocs',
+]);
+/** Keywords about the value itself, never about a part of it: kept as they are. */
+const OWN: ReadonlySet<string> = new Set([
+  'type',
+  'const',
+  'enum',
+  'required',
+  'dependentRequired',
+  'minProperties',
+  'maxProperties',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+]);
+
+/**
+ * The schema's own keywords only (see SchemaValidator.validateOwn): properties, items, allOf, oneOf and anyOf are
+ * applied by the caller, part by part; an object keeps its field names (each allowing anything). Undefined for
+ * a schema with another keyword that looks into the value's parts (patternProperties, prefixItems, contains, not, if, …).
+ */
+function ownKeywords(schema: JsonObject): JsonObject | undefined {
+  const own: JsonObject = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (ANNOTATIONS.has(key) || key.startsWith('x-')) continue;
+    if (OWN.has(key)) own[key] = value;
+    else if (key === 'properties') {
+      // The names stay (a closed object allows them; strict Ajv wants each required one declared), each allowing anything.
+      if (typeof value === 'object' && value !== null) own[key] = Object.fromEntries(Object.keys(value).map((name) => [name, true]));
+    } else if (key === 'additionalProperties' || key === 'items') {
+      if (typeof value === 'boolean') own[key] = value;
+    } else if (key !== 'allOf' && key !== 'oneOf' && key !== 'anyOf') return undefined;
+  }
+  return own;
+}
+
+function createDetailedValidator(document: JsonObject, ajvOptions: AjvOptions = {}) {
   const ajv = createAjv(ajvOptions);
   ajv.addSchema(document, DOCUMENT_ID);
   const compiled = new Map<string, ValidateFunction>();
+  const ownCompiled = new Map<string, ValidateFunction | undefined>();
+  // A part taken out of its schema may not compile alone (strict mode wants the type an enclosing schema gave it):
+  // then that schema is validated whole, as before.
+  const compileOwn = (own: JsonObject): ValidateFunction | undefined => {
+    try {
+      return ajv.compile(own);
+    } catch {
+      return undefined;
+    }
+  };
   return {
-    validate(pointer, value) {
+    validate(pointer: string, value: unknown): ErrorObject[] {
       let validateFn = compiled.get(pointer);
       if (!validateFn) {
         validateFn = ajv.compile({ $ref: `${DOCUMENT_ID}${pointer}` });
         compiled.set(pointer, validateFn);
       }
+      return validateFn(value) ? [] : [...(validateFn.errors ?? [])];
+    },
+    validateOwn(pointer: string, value: unknown): ErrorObject[] | undefined {
+      if (!ownCompiled.has(pointer)) {
+        const schema = resolvePointer(document, pointer);
+        const own = isObject(schema) && typeof schema['$ref'] !== 'string' ? ownKeywords(schema) : undefined;
+        ownCompiled.set(pointer, own === undefined ? undefined : compileOwn(own));
+      }
+      const validateFn = ownCompiled.get(pointer);
+      if (validateFn === undefined) return undefined;
       return validateFn(value) ? [] : [...(validateFn.errors ?? [])];
     },
   };

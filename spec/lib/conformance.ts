@@ -20,7 +20,7 @@ import {
   type SchemaValidator,
 } from './openapi.ts';
 import { resolveSchema } from './operations.ts';
-import { violation, type Violation } from './violations.ts';
+import { printable, quoted, violation, type Violation } from './violations.ts';
 
 /**
  * What checkResponse needs of a response: the contract client's ApiResponse has it. `body`, when given, is the body
@@ -61,8 +61,9 @@ export function mediaTypeOf(contentType: string | undefined): string | undefined
   return media ? media : undefined;
 }
 
+/** A value from the answer, shown in a message: as JSON, unprintable characters escaped, cut at `max` characters. */
 function short(value: unknown, max = 80): string {
-  const text = value === undefined ? 'nothing' : (JSON.stringify(value) ?? String(value));
+  const text = value === undefined ? 'nothing' : printable(JSON.stringify(value) ?? String(value));
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
@@ -104,7 +105,7 @@ function fromAjv(error: ErrorObject, base: Path, value: unknown): Violation {
       return violation(
         [...location, String(params['additionalProperty'])],
         'schema.additionalProperties',
-        `field "${String(params['additionalProperty'])}" is not allowed here (the schema is closed)`,
+        `field ${quoted(String(params['additionalProperty']))} is not allowed here (the schema is closed)`,
       );
     case 'type':
       return violation(
@@ -155,6 +156,12 @@ function typeFits(types: string[] | undefined, value: unknown): boolean {
   return types.includes(actual) || (actual === 'integer' && types.includes('number'));
 }
 
+/** Whether `value` is valid against the schema at `pointer`, without building its errors where the validator can. */
+const isValid = (pointer: string, value: unknown): boolean => {
+  const validator = schemas();
+  return validator.isValid ? validator.isValid(pointer, value) : validator.validate(pointer, value).length === 0;
+};
+
 /**
  * The branch of a oneOf/anyOf that best explains `value`: one that passes, else one whose type fits with the fewest
  * errors. `quick`: when only one branch's type fits, take it without validating (for the unknown-field walk).
@@ -164,12 +171,12 @@ function bestBranch(pointer: string, keyword: 'oneOf' | 'anyOf', branches: unkno
   const fitting = candidates.filter((p) => typeFits(typesOf(resolveRef(p).schema), value));
   const pool = fitting.length > 0 ? fitting : candidates;
   const only = pool[0];
-  if (quick && pool.length === 1 && only !== undefined) return { pointer: only, passing: Number.NaN };
+  if (pool.length === 1 && only !== undefined) return { pointer: only, passing: quick ? Number.NaN : isValid(only, value) ? 1 : 0 };
   let best = pool[0] ?? candidates[0] ?? pointer;
   let bestErrors = Number.POSITIVE_INFINITY;
   let passing = 0;
   for (const p of pool) {
-    const count = schemas().validate(p, value).length;
+    const count = isValid(p, value) ? 0 : schemas().validate(p, value).length;
     if (count === 0) passing++;
     if (count < bestErrors) {
       best = p;
@@ -179,63 +186,108 @@ function bestBranch(pointer: string, keyword: 'oneOf' | 'anyOf', branches: unkno
   return { pointer: best, passing };
 }
 
+/** How many schema levels `explain` has walked (never reset): the tests count the work of a check with it. */
+export const explainSteps = { count: 0 };
+
 /**
  * The schema violations of `value` against the schema at `pointer`, explained level by level so that a oneOf
- * reports the errors of its closest branch instead of every branch's.
+ * reports the errors of its closest branch instead of every branch's; repeats dropped.
+ *
+ * Linear in the value: each level asks whether a part is valid (a validator that stops at its first error) and walks
+ * into the parts that are not, and takes the errors of its own keywords only (validateOwn), never the whole list of
+ * a container's errors (Ajv builds that list by copying it at every failing `$ref`: quadratic in the failing items).
  */
 function explain(pointer: string, value: unknown, base: Path): Violation[] {
-  const errors = schemas().validate(pointer, value);
-  if (errors.length === 0) return [];
+  const out: Violation[] = [];
+  explainInto(out, pointer, value, base);
+  return dedupe(out);
+}
+
+/** Appends the violations of `value` at `pointer` to `out` (one array for the whole walk: no copies level by level). */
+function explainInto(out: Violation[], pointer: string, value: unknown, base: Path): void {
+  explainSteps.count++;
+  if (isValid(pointer, value)) return;
   const { pointer: at, schema } = resolveRef(pointer);
   for (const keyword of ['oneOf', 'anyOf'] as const) {
     const branches = schema[keyword];
     if (!Array.isArray(branches)) continue;
     const { pointer: branch, passing } = bestBranch(at, keyword, branches, value);
-    if (keyword === 'oneOf' && passing > 1)
-      return [violation(base, 'schema.oneOf', `matches ${passing} of the documented alternatives; exactly one must match`)];
-    const explained = explain(branch, value, base);
-    if (explained.length > 0) return explained;
-    return errors.filter((e) => e.instancePath === '').map((e) => fromAjv(e, base, value));
+    if (keyword === 'oneOf' && passing > 1) {
+      out.push(violation(base, 'schema.oneOf', `matches ${passing} of the documented alternatives; exactly one must match`));
+      return;
+    }
+    const before = out.length;
+    explainInto(out, branch, value, base);
+    if (out.length > before) return;
+    // The closest branch passes: what fails is this level's own keywords (or, when they do not say, the alternatives).
+    const atLevel = (errors: ErrorObject[]): ErrorObject[] => errors.filter((e) => e.instancePath === '');
+    const own = atLevel(ownErrors(at, value));
+    for (const e of own.length > 0 ? own : atLevel(schemas().validate(at, value))) out.push(fromAjv(e, base, value));
+    return;
   }
-  const out: Violation[] = [];
-  const covered = new Set<string>();
   if (Array.isArray(schema['allOf'])) {
-    for (const i of schema['allOf'].keys()) out.push(...explain(`${at}/allOf/${i}`, value, base));
+    for (const i of schema['allOf'].keys()) explainInto(out, `${at}/allOf/${i}`, value, base);
   }
+  // The parts this level walks into, by the instancePath segment Ajv gives them: their errors are theirs to explain.
+  const walked = new Set<string>();
   const properties = isObject(schema['properties']) ? schema['properties'] : {};
   if (isObject(value)) {
     for (const key of Object.keys(value)) {
-      const prefix = `/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-      if (!errors.some((e) => e.instancePath === prefix || e.instancePath.startsWith(`${prefix}/`))) continue;
-      if (key in properties) {
-        covered.add(prefix);
-        out.push(...explain(`${at}/properties/${pointerTo(key).slice(2)}`, value[key], [...base, key]));
-      } else if (isObject(schema['additionalProperties'])) {
-        covered.add(prefix);
-        out.push(...explain(`${at}/additionalProperties`, value[key], [...base, key]));
-      }
+      const child = Object.hasOwn(properties, key)
+        ? propertyPointer(at, key)
+        : isObject(schema['additionalProperties'])
+          ? `${at}/additionalProperties`
+          : undefined;
+      if (child === undefined) continue;
+      walked.add(key.replaceAll('~', '~0').replaceAll('/', '~1'));
+      explainInto(out, child, value[key], [...base, key]);
     }
   }
   if (Array.isArray(value) && isObject(schema['items'])) {
-    value.forEach((item, i) => {
-      const prefix = `/${i}`;
-      if (!errors.some((e) => e.instancePath === prefix || e.instancePath.startsWith(`${prefix}/`))) return;
-      covered.add(prefix);
-      out.push(...explain(`${at}/items`, item, [...base, i]));
-    });
+    for (const [i, item] of value.entries()) {
+      walked.add(String(i));
+      explainInto(out, `${at}/items`, item, [...base, i]);
+    }
   }
   const hasComposite = Array.isArray(schema['allOf']);
-  for (const error of errors) {
+  for (const error of ownErrors(at, value)) {
     if (error.keyword === 'oneOf' || error.keyword === 'anyOf' || error.keyword === 'allOf') continue;
-    if (
-      error.instancePath === ''
-        ? hasComposite && !schemaOwns(schema, error)
-        : [...covered].some((p) => error.instancePath === p || error.instancePath.startsWith(`${p}/`)) || hasComposite
-    )
-      continue;
+    const segment = firstSegment(error.instancePath);
+    if (segment === undefined ? hasComposite && !schemaOwns(schema, error) : walked.has(segment) || hasComposite) continue;
     out.push(fromAjv(error, base, value));
   }
-  return dedupe(out);
+}
+
+/** `${at}/properties/${key}` as a pointer, made once per schema and name (each item of an array asks again). */
+const propertyPointers = new Map<string, Map<string, string>>();
+function propertyPointer(at: string, key: string): string {
+  let byKey = propertyPointers.get(at);
+  if (!byKey) {
+    byKey = new Map();
+    propertyPointers.set(at, byKey);
+  }
+  let pointer = byKey.get(key);
+  if (pointer === undefined) {
+    pointer = `${at}/properties/${pointerTo(key).slice(2)}`;
+    byKey.set(key, pointer);
+  }
+  return pointer;
+}
+
+/**
+ * The errors of the schema at `at` (no `$ref`) that its own level explains: its own keywords' where the validator can
+ * take the schema apart, else every error of the value (the parts' errors are left to the parts).
+ */
+function ownErrors(at: string, value: unknown): ErrorObject[] {
+  const validator = schemas();
+  return validator.validateOwn?.(at, value) ?? validator.validate(at, value);
+}
+
+/** The first segment of an Ajv instancePath (`/goal/checklist/3` → `goal`), undefined for the value itself (''). */
+function firstSegment(instancePath: string): string | undefined {
+  if (instancePath === '') return undefined;
+  const end = instancePath.indexOf('/', 1);
+  return end === -1 ? instancePath.slice(1) : instancePath.slice(1, end);
 }
 
 /** Whether an error at this level comes from the schema's own keywords rather than from an allOf member. */
@@ -248,15 +300,18 @@ function schemaOwns(schema: JsonObject, error: ErrorObject): boolean {
 /** Drops repeats, and value checks (enum, const, format, pattern) where the type is already wrong at the same place. */
 function dedupe(violations: Violation[]): Violation[] {
   const seen = new Set<string>();
-  const wrongType = new Set(violations.filter((v) => v.code === 'schema.type').map((v) => v.location.join('/')));
-  return violations.filter((v) => {
-    if (/^schema\.(enum|const|format|pattern)$/.test(v.code) && wrongType.has(v.location.join('/'))) return false;
-    const key = `${v.severity}|${v.code}|${v.location.join('/')}|${v.message}`;
+  const places = violations.map((v) => v.location.join('/'));
+  const wrongType = new Set(places.filter((_, i) => violations[i]?.code === 'schema.type'));
+  return violations.filter((v, i) => {
+    const place = places[i] ?? '';
+    if (VALUE_CHECK.test(v.code) && wrongType.has(place)) return false;
+    const key = `${v.severity}|${v.code}|${place}|${v.message}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
   });
 }
+const VALUE_CHECK = /^schema\.(enum|const|format|pattern)$/;
 
 /**
  * How what a schema declares depends on the value: not at all, on its JSON type only (a oneOf/anyOf where one branch
@@ -321,7 +376,7 @@ function unknownFields(pointer: string, value: unknown, base: Path, out: Violati
       const childPointer = properties.get(key) ?? additional;
       if (childPointer) unknownFields(childPointer, child, [...base, key], out);
       else if (!closed)
-        out.push(violation([...base, key], 'field.unknown', `field "${key}" is not in the spec (an additive field: reported, not a failure)`, 'warning'));
+        out.push(violation([...base, key], 'field.unknown', `field ${quoted(key)} is not in the spec (an additive field: reported, not a failure)`, 'warning'));
     }
   } else if (Array.isArray(value)) {
     const { pointer: at, schema } = resolveRef(pointer);
@@ -353,6 +408,24 @@ function documentedKey(documented: Map<string, string[]>, status: number): strin
   const range = `${exact[0] ?? ''}XX`;
   if (documented.has(range)) return range;
   return documented.has('default') ? 'default' : undefined;
+}
+
+/**
+ * How deep a body may nest to be checked: the API's answers nest 6 levels; the walks of the check recurse once per
+ * level (and so does Ajv), so an answer nested thousands deep is one violation instead of a stack overflow.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/** Whether `value` nests deeper than `max` arrays and objects (walked without recursion, stopping at the first too deep). */
+export function nestsDeeperThan(value: unknown, max: number = MAX_BODY_DEPTH): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [node, depth] = next;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth + 1 > max) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
@@ -461,7 +534,15 @@ function check(operationId: string, response: ResponseLike, withUnknownFields: b
           violation(
             ['response', 'body'],
             'body.not-json',
-            `the body is not JSON (${parsed.error}); ${operationId} ${response.status} documents ${media}: ${short(response.text, 160)}`,
+            `the body is not JSON (${printable(parsed.error)}); ${operationId} ${response.status} documents ${media}: ${short(response.text, 160)}`,
+          ),
+        );
+      } else if (hasSchema && nestsDeeperThan(parsed.value, MAX_BODY_DEPTH)) {
+        out.push(
+          violation(
+            ['response', 'body'],
+            'body.too-deep',
+            `the body nests deeper than ${MAX_BODY_DEPTH} levels (the API's answers nest a few levels); its schema was not checked`,
           ),
         );
       } else if (hasSchema) {

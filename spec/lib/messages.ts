@@ -107,3 +107,25 @@ export const texts = {
     return value;
   },
 };
+
+let gatewayPages: ReadonlyMap<number, string> | undefined;
+
+/**
+ * Never the service's own: the pages a gateway or load balancer in front of it answers in its place (502, 503, 504),
+ * by status, from the spec's extension (`x-messages/gateway`). The mock answers them to `Prefer: code=502|503|504`;
+ * the operations document none of these statuses.
+ */
+export function gateway(): ReadonlyMap<number, string> {
+  if (!gatewayPages) {
+    const found = resolvePointer(loadDocument(), `${MESSAGES_POINTER}/gateway`);
+    const pages = new Map<number, string>();
+    for (const [status, page] of Object.entries(isObject(found) ? found : {})) {
+      if (!/^5\d\d$/.test(status) || typeof page !== 'string')
+        throw new Error(`the spec's ${MESSAGES_POINTER}/gateway/${status} is not a 5xx status with its page; run npm run generate`);
+      pages.set(Number(status), page);
+    }
+    if (pages.size === 0) throw new Error(`the spec has no ${MESSAGES_POINTER}/gateway pages; run npm run generate`);
+    gatewayPages = pages;
+  }
+  return gatewayPages;
+}

@@ -71,6 +71,15 @@ export function dereference(document: JsonObject, pointer: string): { pointer: s
 export type SchemaValidator = {
   /** The schema errors of `value` against the schema at `pointer` (empty when valid). */
   validate(pointer: string, value: unknown): ErrorObject[];
+  /** Whether `value` is valid, without building its list of errors (else: `validate(…).length === 0`). */
+  isValid?(pointer: string, value: unknown): boolean;
+  /**
+   * The errors of the schema's own keywords on `value` itself (type, required, a closed object's field names, …), its
+   * subschemas (properties, items, allOf, oneOf, anyOf) not applied, so that the cost does not grow with the value's
+   * children; undefined when the schema has a keyword that cannot be taken apart so (the caller validates it whole).
+   * `pointer` names a schema that is no `$ref`.
+   */
+  validateOwn?(pointer: string, value: unknown): ErrorObject[] | undefined;
 };
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;

@@ -1,5 +1,5 @@
-// The layers of the mock and of the contract suite are folders, and imports between them run one way, downwards:
-// a newcomer can tell from a file's folder what it may use. mock/README.md ("Where things are") and
+// The layers of the mock, of the contract suite and of the spec are folders, and imports between them run one way,
+// downwards: a newcomer can tell from a file's folder what it may use. mock/README.md ("Where things are") and
 // contract-tests/README.md name the layers; this test holds the code to them, import by import (TypeScript's own
 // preprocessor lists a file's imports, dynamic `import()` included).
 import { readdirSync, readFileSync } from 'node:fs';
@@ -30,9 +30,51 @@ const CROSSING: ReadonlyArray<[from: RegExp, to: RegExp]> = [
   [/^contract-tests\/proxy\/bench\.ts$/, /^mock\/bench\/launch\.ts$/],
 ];
 
+/**
+ * The spec's own folders, bottom up, and the folders each may import besides its own: generated/ holds the tool
+ * output everything reads, spec/lib the spec model on top of it, and the spec's tools sit on the model. None of them
+ * may use the mock, the suite, the docs or the CLI above them (`npm run build` runs the docs' build as a process), so
+ * no circle through spec/lib can form. The spec's tests (spec/test/) may use anything, like every folder's tests.
+ */
+const SPEC_FOLDERS: ReadonlyArray<{ folder: string; may: ReadonlyArray<string> }> = [
+  { folder: 'generated', may: [] },
+  { folder: 'spec/lib', may: ['generated'] },
+  { folder: 'spec/diff', may: ['spec/lib', 'generated'] },
+  { folder: 'spec/tools', may: ['spec/diff', 'spec/lib', 'generated'] },
+  { folder: 'spec/compat', may: ['spec/tools', 'spec/lib', 'generated'] },
+];
+
+/** Of the spec's folders, only the model (spec/lib) and generated/ are for the code above: the rest is tooling. */
+const SPEC_FOR_ALL = ['spec/lib/', 'generated/'];
+/** Test folders, which may use anything, and cli/, the top, which runs the spec's diff command. */
+const ANY_SPEC = /^(spec\/test|mock\/test|contract-tests\/selftest|docs-site\/test|cli)\//;
+
+const inFolder = (file: string, folder: string): boolean => file.startsWith(`${folder}/`);
+
+/** Every import out of a spec folder into a folder it may not use, and every use of the spec's tooling from above. */
+function specImports(graph: ReadonlyMap<string, ReadonlyArray<string>>): string[] {
+  const found: string[] = [];
+  for (const [from, targets] of graph) {
+    const own = SPEC_FOLDERS.find(({ folder }) => inFolder(from, folder));
+    for (const to of targets) {
+      if (own) {
+        if (!inFolder(to, own.folder) && !own.may.some((folder) => inFolder(to, folder)))
+          found.push(`${from} → ${to} (${own.folder} may use ${own.may.join(', ') || 'nothing'})`);
+      } else if (
+        (to.startsWith('spec/') || to.startsWith('generated/')) &&
+        !from.startsWith('spec/') &&
+        !ANY_SPEC.test(from) &&
+        !SPEC_FOR_ALL.some((p) => to.startsWith(p))
+      )
+        found.push(`${from} → ${to} (only spec/lib and generated/ are for the code above the spec)`);
+    }
+  }
+  return found;
+}
+
 function filesUnder(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && /\.(ts|cjs|mjs)$/.test(entry.name))
+    .filter((entry) => entry.isFile() && /\.(ts|cjs|mjs)$/.test(entry.name) && !entry.parentPath.includes('node_modules'))
     .map((entry) => posix.join(relative(ROOT, entry.parentPath).split('\\').join('/'), entry.name));
 }
 
@@ -101,7 +143,7 @@ function circles(graph: ReadonlyMap<string, ReadonlyArray<string>>): string[][] 
 }
 
 const graph = new Map<string, string[]>();
-for (const file of [...filesUnder('mock'), ...filesUnder('contract-tests'), ...filesUnder('docs-site'), ...filesUnder('cli')]) {
+for (const file of ['mock', 'contract-tests', 'docs-site', 'cli', 'spec', 'generated'].flatMap(filesUnder)) {
   graph.set(file, importsOf(file, readFileSync(join(ROOT, file), 'utf8')));
 }
 
@@ -134,6 +176,11 @@ describe('the layers are folders, and imports run downwards', () => {
     expect(crossings).toEqual([]);
   });
 
+  it('spec/: generated ← spec/lib ← spec/diff ← spec/tools ← spec/compat, and only the model and generated/ are for the code above', () => {
+    expect([...graph.keys()].filter((file) => file.startsWith('spec/lib/'))).toContain('spec/lib/openapi.ts');
+    expect(specImports(graph)).toEqual([]);
+  });
+
   it('has no import circle, type-only imports included: each file can be read before the files that use it', () => {
     expect(circles(graph)).toEqual([]);
   });
@@ -157,6 +204,22 @@ describe('the layers are folders, and imports run downwards', () => {
       'mock/src/domain/state.ts → mock/src/server/app.ts (domain may not use server)',
       'mock/src/core/core.ts → mock/src/index.ts (an entry point)',
     ]);
+    // The spec's folders: the build importing the docs (upward), the model importing the mock (a circle with the
+    // mock's import of the model), code above the spec using the spec's tooling.
+    const spec = new Map([
+      ['spec/tools/build.ts', ['docs-site/build.ts', 'spec/lib/files.ts']],
+      ['spec/lib/openapi.ts', ['generated/types.ts', 'mock/src/domain/state.ts']],
+      ['mock/src/domain/state.ts', ['spec/lib/openapi.ts']],
+      ['docs-site/build.ts', ['spec/tools/generate.ts', 'spec/lib/openapi.ts']],
+      ['cli/cli.ts', ['spec/diff/command.ts']],
+      ['spec/test/x.test.ts', ['mock/src/index.ts']],
+    ]);
+    expect(specImports(spec)).toEqual([
+      'spec/tools/build.ts → docs-site/build.ts (spec/tools may use spec/diff, spec/lib, generated)',
+      'spec/lib/openapi.ts → mock/src/domain/state.ts (spec/lib may use generated)',
+      'docs-site/build.ts → spec/tools/generate.ts (only spec/lib and generated/ are for the code above the spec)',
+    ]);
+    expect(circles(spec)).toEqual([['mock/src/domain/state.ts', 'spec/lib/openapi.ts']]);
     expect(importsOf('mock/src/core/core.ts', "import a from './x.ts'; const b = await import('../domain/y.ts'); import c from 'vitest';")).toEqual([
       'mock/src/core/x.ts',
       'mock/src/domain/y.ts',

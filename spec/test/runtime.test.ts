@@ -36,7 +36,9 @@ describe('the run-time document', () => {
     expect(differences(full, loadDocument(), '', [])).toEqual([]);
   });
 
-  it('is at most 60 % of the bytes (the prose is the rest)', () => {
-    expect(JSON.stringify(loadDocument()).length).toBeLessThan(JSON.stringify(full).length * 0.6);
+  // The examples are data the run time needs (the seed is built from them, `Prefer: example=` answers them) and each 200
+  // example is the mock's whole answer (npm run examples), so they stay; the prose is the rest.
+  it('is at most 65 % of the bytes (the prose is the rest)', () => {
+    expect(JSON.stringify(loadDocument()).length).toBeLessThan(JSON.stringify(full).length * 0.65);
   });
 });

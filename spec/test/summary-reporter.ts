@@ -24,7 +24,9 @@ export default class SummaryReporter implements Reporter {
       const outside = module.state() === 'failed' && failedNames.length === 0;
       counts.failed += outside ? 1 : failedNames.length;
       if (outside || failedNames.length > 0) {
-        const file = relative(process.cwd(), module.moduleId);
+        // A clock project's name carries its fake instant and the seed that replays it (vitest.config.ts).
+        const project = module.project.name;
+        const file = `${relative(process.cwd(), module.moduleId)}${project && project !== 'suite' ? ` [${project}]` : ''}`;
         const named = failedNames.slice(0, NAMED).map((name) => `    × ${name.length > WIDTH ? `${name.slice(0, WIDTH - 1)}…` : name}`);
         const more = failedNames.length > NAMED ? [`    … and ${failedNames.length - NAMED} more`] : [];
         failing.push({ file, lines: [`  ${file} (${outside ? 'failed outside its tests' : `${failedNames.length} failed`})`, ...named, ...more] });

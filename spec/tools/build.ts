@@ -3,6 +3,7 @@
 // compiled code reads at run time: the generated spec and validators, the CommonJS entry points, and the docs page.
 //   node spec/tools/build.ts        exit 0 with dist/ written, 1 with the compiler's diagnostics
 // Node never strips types under node_modules, so nothing under dist/ is TypeScript but the .d.ts files.
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,9 +93,17 @@ for (const asset of ASSETS) {
   copyFileSync(join(ROOT, asset), join(OUT, asset));
 }
 
-// The docs page, so `service-external-api docs` needs no Redocly: built here, from the same spec, every time.
-const { buildDocs } = await import('../../docs-site/build.ts');
-process.stderr.write(`build: ${buildDocs(join(OUT, 'docs-site', 'index.html'))}\n`);
+// The docs page, so `service-external-api docs` needs no Redocly: built here, from the same spec, every time. The docs'
+// own command builds it, as a process: the spec's tools sit below the docs and import nothing of them
+// (spec/test/layers.test.ts).
+const docs = spawnSync(process.execPath, [join(ROOT, 'docs-site', 'build.ts'), join(OUT, 'docs-site', 'index.html')], { encoding: 'utf8' });
+if (docs.status !== 0) {
+  process.stderr.write(
+    `${docs.stdout}${docs.stderr}build: the docs page was not built (node docs-site/build.ts exited ${String(docs.status ?? docs.signal)})\n`,
+  );
+  process.exit(1);
+}
+process.stderr.write(`build: ${docs.stdout.trim()}\n`);
 
 if (!existsSync(join(OUT, 'cli', 'cli.js'))) throw new Error('build: dist/cli/cli.js was not written');
 const written = readdirSync(OUT, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());

@@ -2,7 +2,7 @@
 // response's own example, or for paths and methods the spec does not document and the messages with a variable part,
 // the spec's texts and templates (spec/lib/messages.ts; a test checks each template reproduces its 400 example).
 import { isObject, loadDocument, resolvePointer } from '../../../spec/lib/openapi.ts';
-import { messages, specText, texts } from '../../../spec/lib/messages.ts';
+import { gateway, messages, specText, texts } from '../../../spec/lib/messages.ts';
 
 function specExample(pointer: string): unknown {
   const value = resolvePointer(loadDocument(), pointer);
@@ -149,5 +149,31 @@ export const MOCK_STORE_UNAVAILABLE = (message: string): ErrorReply => ({
   code: 'MOCK_STORE_UNAVAILABLE',
   status: 503,
   body: { error: 'Mock store unavailable', message },
+  framing: 'json',
+});
+
+/**
+ * Not the service's: what a gateway or load balancer in front of it answers in its place (502, 503, 504), the spec's
+ * page for the status (`x-messages/gateway`) as text/html. Answered only when asked for (`Prefer: code=503`, or a
+ * scenario), framed as an endpoint error view (no x-request-id: the service never saw the request); undefined for a
+ * status that is no gateway status.
+ */
+export const MOCK_GATEWAY = (status: number): ErrorReply | undefined => {
+  const page = gateway().get(status);
+  return page === undefined ? undefined : { code: 'MOCK_GATEWAY', status, body: page, framing: 'html' };
+};
+
+/** The gateway statuses the mock answers when asked, in order (the spec's `x-messages/gateway`). */
+export const gatewayStatuses = (): number[] => [...gateway().keys()].sort((a, b) => a - b);
+
+/**
+ * Not production's: the mock cannot take this request now, and did nothing with it: it is draining after SIGTERM
+ * (a request on a new connection), or it already holds its limit of delayed requests (core/delay.ts). Retry it, on
+ * another replica or a moment later.
+ */
+export const MOCK_UNAVAILABLE = (message: string): ErrorReply => ({
+  code: 'MOCK_UNAVAILABLE',
+  status: 503,
+  body: { error: 'Mock unavailable', message },
   framing: 'json',
 });

@@ -6,7 +6,9 @@ import type { components as Control } from '../../../generated/mock-control.ts';
 import { operationModels } from '../../../spec/lib/operations.ts';
 import { isObject } from '../../../spec/lib/openapi.ts';
 import { MAX_PREFER_LENGTH, MAX_SCENARIO_BODY, MAX_SCENARIO_TIMES, MAX_SCENARIOS } from '../limits.ts';
-import { forcedReply, parsePrefer, type Preferences } from './prefer.ts';
+import { forcedReply, parsePrefer, type TakenScenario } from './prefer.ts';
+
+export type { TakenScenario } from './prefer.ts';
 
 /** A value now, or later: the in-memory store answers at once, a shared one through a promise. */
 export type Awaitable<T> = T | Promise<T>;
@@ -34,8 +36,11 @@ export interface Scenarios {
   list(session: string): Awaitable<Scenario[]>;
   /** Drops the session's scenarios, or every session's when `session` is undefined. */
   clear(session?: string): Awaitable<void>;
-  /** The Prefer value of the first pending scenario of `operation`, which one request consumes; none: undefined. */
-  take(session: string, operation: string): Awaitable<string | undefined>;
+  /**
+   * The first pending scenario of `operation`, which one request consumes: its id and Prefer value (the answer is
+   * marked `X-Mock-Rehearsal: scenario <id>`), or the Prefer value alone (marked `scenario`); none: undefined.
+   */
+  take(session: string, operation: string): Awaitable<TakenScenario | string | undefined>;
 }
 
 /** The default: every session's queue in this process's memory, at most `maxSessions` queues (oldest dropped first). */
@@ -71,7 +76,7 @@ export class MemoryScenarios implements Scenarios {
     else this.#queues.delete(session);
   }
 
-  take(session: string, operation: string): string | undefined {
+  take(session: string, operation: string): TakenScenario | undefined {
     const queue = this.#queues.get(session);
     if (!queue) return undefined;
     const index = queue.findIndex((s) => s.operation === operation);
@@ -80,15 +85,8 @@ export class MemoryScenarios implements Scenarios {
     scenario.remaining -= 1;
     if (scenario.remaining <= 0) queue.splice(index, 1);
     if (queue.length === 0) this.#queues.delete(session);
-    return scenario.prefer;
+    return { id: scenario.id, prefer: scenario.prefer };
   }
-}
-
-/** A queued Prefer value read back: it was checked when it was queued, so a failure here is a store that was edited. */
-export function queuedPreferences(prefer: string): Preferences {
-  const parsed = parsePrefer(prefer);
-  if (!parsed.ok) throw new Error(`a queued scenario holds a Prefer value the mock refuses: "${prefer.slice(0, 100)}"`);
-  return parsed.value;
 }
 
 const PREFER_KEYS = ['code', 'example', 'delay', 'fault'] as const;
@@ -96,7 +94,8 @@ const PREFER_KEYS = ['code', 'example', 'delay', 'fault'] as const;
 /**
  * A POST /__mock/scenarios body checked field by field: the scenario, or one sentence naming the field that is wrong.
  * The Prefer value must set at least one of code, example, delay, fault, and a code or example must be one the
- * operation documents (the same check a request's own Prefer gets, made now, so a bad scenario queues nothing).
+ * operation documents, or a code one of the mock's gateway statuses (502, 503, 504): the same check a request's own
+ * Prefer gets, made now, so a bad scenario queues nothing.
  */
 export function parseScenario(body: Uint8Array): Checked {
   if (body.length > MAX_SCENARIO_BODY) return { ok: false, message: `the body must be at most ${MAX_SCENARIO_BODY} bytes of JSON, got ${body.length}` };

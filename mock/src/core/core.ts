@@ -1,21 +1,19 @@
 // The mock as one function from a request to an answer, with no framework and no Node-only API, so the same core
 // runs behind Express (app.ts), in MSW handlers in a test or a browser page (msw.ts), and in a service worker.
 // It owns everything between the bytes in and the bytes out: CORS, the control endpoints, sessions, `Prefer`, the
-// order of checks (pipeline.ts), the response self-check, delays and the request journal.
-import { control, sessionName } from './controls.ts';
-import { cors, type CorsOptions } from './cors.ts';
-import { controlOriginAllowed, crossOrigin, misdirected } from './guard.ts';
-import * as errors from '../answers/errors.ts';
-import { FAULT_CODE, FAULT_REPLY, hold } from '../answers/faults.ts';
-import { answer, readOperations, type Answer, type MockRequest, type Operations } from './pipeline.ts';
-import { forcedReply, parsePrefer, type Preferences } from '../answers/prefer.ts';
-import { frameReply, selfCheck, verdictsLoaded, type Framed, type Reply, type ReplyChecker, type SelfCheckMode } from '../answers/reply.ts';
-import { MemoryScenarios, queuedPreferences, type Scenarios } from '../answers/scenarios.ts';
+// order of checks (pipeline.ts), the response self-check, delays and the request journal (one request's way through
+// them is frame.ts); this file resolves the options once and adapts WHATWG requests and responses.
+import type { CorsOptions } from './cors.ts';
+import { createWaits } from './delay.ts';
+import { frameAnswer, type FrameContext } from './frame.ts';
+import { hold } from '../answers/faults.ts';
+import { readOperations, type MockRequest } from './pipeline.ts';
+import { selfCheck, verdictsLoaded, type Framed, type SelfCheckMode } from '../answers/reply.ts';
+import { MemoryScenarios, type Scenarios } from '../answers/scenarios.ts';
 import { defaultSeed } from '../domain/seed.ts';
-import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES, MemorySessions, SESSION_HEADER, StoreUnavailable, type Sessions } from '../storage/sessions.ts';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES, MemorySessions, SESSION_HEADER, type Sessions } from '../storage/sessions.ts';
 import type { StoreOptions } from '../storage/store.ts';
 import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_HOLD_MS } from '../limits.ts';
-import { mark } from '../stages.ts';
 import type { Seed } from '../domain/state.ts';
 
 export type { Framed, SelfCheckMode } from '../answers/reply.ts';
@@ -65,6 +63,8 @@ export type CoreOptions = {
   scenarios?: Scenarios;
   /** How long a `fault=timeout` request is held, in ms, before its connection is dropped (default DEFAULT_MAX_HOLD_MS). */
   maxDelay?: number;
+  /** Delayed requests that may wait at once; one more gets the mock's 503 at once (delay.ts, DEFAULT_MAX_WAITING). */
+  maxWaiting?: number;
 };
 
 export { DEFAULT_BODY_LIMIT };
@@ -86,6 +86,8 @@ export type MockCore = {
    * session of a request that names none (X-Mock-Session).
    */
   fetch(request: Request, options?: FetchOptions): Promise<Response>;
+  /** The delayed requests waiting now (at most `maxWaiting`). */
+  waiting(): number;
 };
 
 /** The store options the core's options ask for: the clock, new ids, the session's byte budget. */
@@ -101,7 +103,6 @@ export function memorySessions(seed: Seed, now: () => Date, options: CoreOptions
   return new MemorySessions(seed, storeOptionsOf(now, options), options.maxSessions ?? DEFAULT_MAX_SESSIONS, options.maxTotalBytes ?? DEFAULT_TOTAL_BYTES);
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const encoder = new TextEncoder();
 
 /** Statuses whose response has no body (Fetch: null body status), and HEAD, whose answer has none either. */
@@ -113,13 +114,9 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
   const sessions: Sessions = options.sessions ?? memorySessions(seed, now, options);
   // In memory: a queue for each session the sessions keep (and the default one), at most.
   const scenarios = options.scenarios ?? sessions.scenarios ?? new MemoryScenarios((options.maxSessions ?? DEFAULT_MAX_SESSIONS) + 1);
-  const maxDelay = options.maxDelay ?? DEFAULT_MAX_HOLD_MS;
   const mode = options.selfCheck ?? (options.validateResponses === false ? 'off' : 'always');
-  const checkReply: ReplyChecker = selfCheck(mode);
-  const operations: Operations = readOperations();
+  const checkReply = selfCheck(mode);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const corsOptions = options.cors ?? { enabled: true };
-  const controlsOn = options.control !== false;
   let startFailure: Error | undefined;
   let started = false;
   // Ready once the self-check's validators have loaded (a chunk of their own in a browser bundle).
@@ -129,122 +126,26 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
     return failure;
   });
 
+  const context: FrameContext = {
+    seed,
+    sessions,
+    scenarios,
+    now,
+    operations: readOperations(),
+    checkReply,
+    corsOptions: options.cors ?? { enabled: true },
+    controlsOn: options.control !== false,
+    maxDelay: options.maxDelay ?? DEFAULT_MAX_HOLD_MS,
+    delay: options.delay,
+    waits: createWaits(options.maxWaiting),
+    allowedHosts: options.allowedHosts,
+    ready: () => (started ? startFailure : ready),
+  };
+
   /** Every answer carries the mock's own clock in its Date header: the clock its writes use, which a client reads. */
   async function answerRequest(request: MockRequest): Promise<Framed> {
-    const framed = await frameAnswer(request);
+    const framed = await frameAnswer(context, request);
     return { ...framed, headers: [...framed.headers, ['date', now().toUTCString()]] };
-  }
-
-  async function frameAnswer(request: MockRequest): Promise<Framed> {
-    const startedAt = request.receivedAt ?? performance.now();
-    const method = request.method.toUpperCase();
-    const host = request.header('host');
-    const hosts = options.allowedHosts?.();
-    if (hosts && host !== undefined && !hosts.has(host.toLowerCase())) {
-      const refused = misdirected(host, hosts, 'This mock');
-      return { status: refused.status, headers: [['content-type', 'application/json; charset=utf-8']], body: JSON.stringify(refused.body) };
-    }
-    // Concatenated, not resolved: a target that starts with // is a path here, not a protocol-relative URL.
-    const url = new URL(`http://mock.invalid${request.target}`);
-    const isControl = controlsOn && url.pathname.toLowerCase().startsWith('/__mock/');
-    // The controls hand out tokens and reset sessions: CORS only for a trusted origin, and no state change from another.
-    const origin = request.header('origin');
-    const trusted = !isControl || controlOriginAllowed(origin, corsOptions.origins, corsOptions.enabled);
-    const allowed = trusted ? cors(corsOptions, method, request.header) : { headers: [], preflight: method === 'OPTIONS' };
-    if (allowed.preflight) return { status: 204, headers: allowed.headers, body: '' };
-    if (isControl) {
-      if (!trusted && origin !== undefined && method !== 'GET' && method !== 'HEAD') {
-        const refused = crossOrigin(method, url.pathname, origin);
-        return { status: refused.status, headers: [['content-type', 'application/json; charset=utf-8']], body: JSON.stringify(refused.body) };
-      }
-      const answered = await control(
-        { method, pathname: url.pathname, query: url.searchParams, header: request.header, body: request.body },
-        seed,
-        sessions,
-        now,
-        scenarios,
-      );
-      if (answered) return { ...answered, headers: [...allowed.headers, ...answered.headers] };
-    }
-
-    const name = sessionName(request.header('x-mock-session'));
-    let result: Answer;
-    let operationId: string | undefined;
-    // The Prefer the answer follows: the request's own, or a queued scenario's in its place.
-    let effective: Preferences = {};
-    try {
-      if (!started) await ready;
-      if (startFailure) throw startFailure;
-      if (request.bodyError) {
-        // The body was refused while it was read, before anything else looked at the request.
-        result = await answer(request, url, { operations, sessions, session: '', force: () => undefined });
-      } else {
-        const prefer = parsePrefer(request.header('prefer'));
-        if (!name.ok) result = { reply: errors.MOCK_CONTROL_ERROR(name.message), options: {} };
-        else if (!prefer.ok) result = { reply: prefer.error, options: {} };
-        else {
-          effective = prefer.value;
-          const session = name.name;
-          // A forced answer or a fault (Prefer: code / example / fault) replaces the operation once the operation is
-          // known: no state change. A scenario queued for the operation is consumed here and replaces the request's Prefer.
-          const replyFor = (id: string, queued: string | undefined): Reply | undefined => {
-            if (queued !== undefined) effective = queuedPreferences(queued);
-            return effective.fault ? FAULT_REPLY : forcedReply(id, effective);
-          };
-          const force = (id: string) => {
-            const queued = scenarios.take(session, id);
-            return queued instanceof Promise ? queued.then((q) => replyFor(id, q)) : replyFor(id, queued);
-          };
-          result = await answer(request, url, { operations, sessions, session, force });
-        }
-        const wait =
-          effective.delay !== undefined ? effective.delay : options.delay ? options.delay.min + Math.random() * (options.delay.max - options.delay.min) : 0;
-        if (wait > 0) await sleep(wait);
-      }
-      operationId = result.options.operationId;
-    } catch (error) {
-      if (error instanceof StoreUnavailable) result = { reply: errors.MOCK_STORE_UNAVAILABLE(error.message), options: {} };
-      else
-        result = {
-          reply: errors.MOCK_RESPONSE_INVALID([`the mock failed: ${error instanceof Error ? error.message : String(error)}`]),
-          options: { entry: true },
-        };
-      operationId = undefined;
-    }
-    const fault = result.reply.code === FAULT_CODE ? effective.fault : undefined;
-    let framed: Framed = fault
-      ? { status: 0, headers: [], body: '', fault, ...(fault === 'timeout' ? { holdMs: maxDelay } : {}) }
-      : frameReply(result.reply, result.options, allowed.headers.slice());
-    mark('serialize');
-    // The self-check, once per answer, on what goes on the wire: production's replies only (the mock's own MOCK_
-    // errors are not in the spec).
-    let violations: string[];
-    try {
-      const checked = result.reply.code.startsWith('MOCK_') ? [] : checkReply(result.reply, operationId, framed);
-      violations = Array.isArray(checked) ? checked : await checked;
-    } catch (error) {
-      violations = [`the self-check failed: ${error instanceof Error ? error.message : String(error)}`];
-    }
-    if (violations.length > 0) framed = frameReply(errors.MOCK_RESPONSE_INVALID(violations), result.options, allowed.headers.slice());
-    mark('self-check');
-    // With the store gone, the answer stands without its journal entry (and without a second wait for the store).
-    if (name.ok && result.reply.code !== 'MOCK_STORE_UNAVAILABLE') {
-      try {
-        await sessions.record(name.name, {
-          at: now().toISOString(),
-          method: request.method,
-          path: url.pathname,
-          status: framed.status,
-          duration_ms: Math.round(performance.now() - startedAt),
-          operation: operationId ?? null,
-          ...(fault ? { fault } : {}),
-        });
-      } catch (error) {
-        if (!(error instanceof StoreUnavailable)) throw error;
-      }
-    }
-    mark('journal');
-    return framed;
   }
 
   return {
@@ -254,6 +155,7 @@ export function createMockCore(options: CoreOptions = {}): MockCore {
     bodyLimit,
     ready,
     answer: answerRequest,
+    waiting: () => context.waits.waiting,
     async fetch(request, fetchOptions = {}) {
       const framed = await answerRequest(await fromFetchRequest(request, bodyLimit, fetchOptions));
       // A fault is no answer: a network error (MSW: HttpResponse.error()), for a timeout once the hold passes or the
@@ -296,7 +198,7 @@ async function fromFetchRequest(request: Request, bodyLimit: number, options: Fe
       if (body.length > bodyLimit) bodyError = 'too-large';
     }
   }
-  const out: MockRequest = { method: request.method, target: `${path}${url.search}`, header, body };
+  const out: MockRequest = { method: request.method, target: `${path}${url.search}`, header, body, signal: request.signal };
   if (bodyError) out.bodyError = bodyError;
   return out;
 }

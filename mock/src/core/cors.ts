@@ -1,5 +1,7 @@
 // CORS for browser apps on another origin. Production has none (an OPTIONS is 405); the mock answers preflights and
-// reflects the request's origin with credentials allowed, unless turned off or restricted to some origins.
+// reflects the request's origin with credentials allowed, unless turned off or restricted to some origins. A page may
+// read the request id and the mark of a rehearsed answer (X-Mock-Rehearsal).
+import { REHEARSAL_HEADER } from '../../../spec/lib/rehearsal.ts';
 
 export type CorsOptions = { enabled: boolean; origins?: ReadonlyArray<string> };
 
@@ -17,7 +19,7 @@ export function cors(options: CorsOptions, method: string, header: (name: string
   const headers: Array<[string, string]> = [
     ['access-control-allow-origin', origin],
     ['access-control-allow-credentials', 'true'],
-    ['access-control-expose-headers', 'x-request-id'],
+    ['access-control-expose-headers', `x-request-id, ${REHEARSAL_HEADER}`],
     ['vary', 'Origin'],
   ];
   if (method !== 'OPTIONS' || header('access-control-request-method') === undefined) return { headers, preflight: false };

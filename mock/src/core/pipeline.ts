@@ -9,7 +9,7 @@
 //   6. Token      RequireApiToken: 401 (when the operation's security requires the bearer token; security.ts)
 //   7. Read-only  EnforceTokenAccessMode: 403 text
 //   8. Required   RequiredFieldValidator: 400 naming the missing fields (the request schema's required fields)
-//   9. Handler    404 not visible, 403 cannot edit, 500 operation failed, 200 (handlers/, store.ts)
+//   9. Handler    404 not visible, 403 cannot edit, 500 operation failed, 200 (operations/, storage/store.ts)
 // Steps 1–5 run before the token is looked at, so a request without a token can get 400, 404, 405, 413, 415 or 500.
 // Nothing here is framework- or Node-specific: the request is a method, a target, headers and the body's bytes.
 import { operationModels, type OperationId, type OperationModel } from '../../../spec/lib/operations.ts';
@@ -37,6 +37,8 @@ export type MockRequest = {
   bodyError?: 'too-large' | 'unreadable';
   /** When the request arrived (performance.now()), if before the core saw it: the journal's duration counts from here. */
   receivedAt?: number;
+  /** Aborts when the client has gone (the connection closed): a delayed request stops waiting and changes nothing. */
+  signal?: AbortSignal;
 };
 
 /**
@@ -84,6 +86,27 @@ export function readOperations(): Operations {
   return { prefix: prefix ?? [], byPath };
 }
 
+/** Step 4's lookup: the operation the name segments after the prefix (one or two, raw) name, or undefined. */
+function modelNamed(operations: Operations, name: ReadonlyArray<string>): OperationModel | undefined {
+  return operations.byPath.get(`/${[...operations.prefix, ...name].join('/')}`);
+}
+
+/**
+ * The operation a POST to `pathname` names, as steps 2 and 4 read the path (empty segments dropped, the prefix matched
+ * decoded and raw, the name raw), or undefined: what the CLI's metrics and log name a request by (service.ts), so
+ * every path the pipeline answers as an operation is counted as that operation. `pathname` is core/target.ts's.
+ */
+export function operationAt(operations: Operations, pathname: string): OperationModel | undefined {
+  const segments = pathname.split('/').filter(Boolean);
+  const routed = segments.map(percentDecode);
+  if (routed.some((s) => s === undefined)) return undefined;
+  const under = (path: ReadonlyArray<string | undefined>): boolean =>
+    path.length >= operations.prefix.length && operations.prefix.every((p, i) => path[i] === p);
+  if (!under(routed) || !under(segments)) return undefined;
+  const name = segments.slice(operations.prefix.length);
+  return name.length === 0 || name.length > 2 ? undefined : modelNamed(operations, name);
+}
+
 /** Step 8: the required fields of the request schema that `params` lacks, in the order the spec declares them. */
 export function missingFields(model: OperationModel, params: Readonly<Record<string, unknown>>): string[] {
   return model.required.filter((field) => !Object.hasOwn(params, field) || params[field] === undefined);
@@ -98,6 +121,11 @@ export type PipelineDeps = {
    * operation is known; a promise when it asks a shared store.
    */
   force: (operationId: string) => Reply | undefined | Promise<Reply | undefined>;
+  /**
+   * Called once the request is found to write, right before the write (steps 6–9): a delayed request waits here, so a
+   * client that goes away meanwhile changes nothing (it throws, delay.ts's WaitStopped, and nothing is written).
+   */
+  beforeWrite?: () => Promise<void> | undefined;
 };
 
 /** Answers an API request; `url` is the request's target, parsed once by the core. */
@@ -143,7 +171,7 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
   if (name.length === 0) return { reply: errors.MISSING_QUERY_NAME, options: {} };
   if (name.length > 2) return { reply: errors.INVALID_QUERY_NAME(name), options: {} };
   if (method !== 'POST') return { reply: errors.QUERY_NOT_FOUND, options: {} };
-  const model = deps.operations.byPath.get(`/${[...deps.operations.prefix, ...name].join('/')}`);
+  const model = modelNamed(deps.operations, name);
   if (!model) return { reply: errors.MUTATION_NOT_FOUND, options: {} };
   const { operationId } = model;
   mark('route');
@@ -169,6 +197,8 @@ export async function answer(request: MockRequest, url: URL, deps: PipelineDeps)
   // 6–9 against the session's store, as one write (sessions.ts): who is calling, what they may do, the operation.
   const secured = model.security.length > 0;
   const token = tokenFromAuthorization(request.header('authorization'));
+  const waiting = deps.beforeWrite?.();
+  if (waiting) await waiting;
   const reply = await deps.sessions.write(deps.session, (store): Reply => {
     // 6. Who is calling: a principal, or 401.
     const principal = secured && token ? store.authenticate(token) : undefined;

@@ -5,11 +5,11 @@
 // it was; the rows are then handed to the commit in the write's context, which keeps them and journals the write.
 import { isObject } from '../../../spec/lib/openapi.ts';
 import type { OperationId } from '../../../spec/lib/operations.ts';
-import { fail, personRow, type Outcome } from './access.ts';
+import { accessLevel, fail, personRow, type Outcome } from './access.ts';
 import { decodeId } from './ids.ts';
-import { isoSeconds, measureDocument, mentionedIds } from './rules.ts';
+import { ACCESS, isoSeconds, measureDocument, mentionedIds } from './rules.ts';
 import type { Principal } from './security.ts';
-import type { ActivityRow, State, SubscriptionRow } from './state.ts';
+import type { Access, ActivityRow, State, SubscriptionRow } from './state.ts';
 
 /**
  * A table with exactly one entry per operation of the spec (generated/types.ts): one missing, or one the spec does not
@@ -96,8 +96,30 @@ export function prepareDiscussion(
 }
 
 /** The subscribers a write notifies: not the author, not suspended, and able to see the record. */
-export function visibleSubscribers(state: State, subscriptions: ReadonlyArray<SubscriptionRow>, author: string, canSee: (uuid: string) => boolean): string[] {
+function visibleSubscribers(state: State, subscriptions: ReadonlyArray<SubscriptionRow>, author: string, canSee: (uuid: string) => boolean): string[] {
   return subscriptions
     .filter((s) => !s.canceled && s.person_uuid !== author && personRow(state, s.person_uuid)?.suspended === false && canSee(s.person_uuid))
     .map((s) => s.person_uuid);
+}
+
+/**
+ * Who a write's activity notifies, never the author: the discussion's subscribers who can see the record, and, for
+ * an operation whose notification job covers the record's space (`notifiesSpace`), every member of that space who is
+ * not suspended when the request sends to everyone. That job inner-joins the space's members, so there a space
+ * without members notifies nobody. An operation says which kind it is; the rule is written once, here.
+ */
+export function recipientsOf(
+  state: State,
+  discussion: Discussion,
+  author: string,
+  record: { access: Access; space_uuid: string },
+  notifiesSpace: boolean,
+): string[] {
+  const canSee = (uuid: string): boolean => accessLevel(state, uuid, record.access, record.space_uuid) >= ACCESS.view;
+  const subscribers = visibleSubscribers(state, discussion.subscriptions, author, canSee);
+  if (!notifiesSpace) return subscribers;
+  const members = state.spaces.find((s) => s.uuid === record.space_uuid)?.member_uuids ?? [];
+  if (members.length === 0) return [];
+  const everyone = discussion.sendToEveryone ? members.filter((uuid) => uuid !== author && personRow(state, uuid)?.suspended === false) : [];
+  return [...new Set([...everyone, ...subscribers])];
 }

@@ -1,12 +1,11 @@
 // POST /api/external/v1/goals/close (RULES.md#decision-3; RULES.md#state-close): its decoded inputs, its write and
 // its handler, the one module the operation has in the mock (its entry in index.ts aside).
 import type { RequestBody } from '../../../spec/lib/operations.ts';
-import { accessLevel, editable, fail, personRow, type Outcome } from '../domain/access.ts';
-import { ACCESS } from '../domain/rules.ts';
+import { editable, fail, type Outcome } from '../domain/access.ts';
 import type { Principal } from '../domain/security.ts';
 import type { ActivityRow, Goal } from '../domain/state.ts';
 import { goalView } from '../domain/views.ts';
-import { prepareDiscussion, visibleSubscribers, type WriteContext } from '../domain/writes.ts';
+import { prepareDiscussion, recipientsOf, type WriteContext } from '../domain/writes.ts';
 import { outcomeReply } from './outcome.ts';
 import type { Handler, SuccessBody } from './types.ts';
 
@@ -69,17 +68,8 @@ const closeGoalWrite =
       comment_thread_id: prepared.value.threadId,
       inserted_at: at,
     };
-    // Recipients: with "everyone", every member of the goal's space, plus subscribers who can see the goal; never
-    // the author. The real job inner-joins the space members, so a space without members notifies nobody.
-    const space = state.spaces.find((s) => s.uuid === goal.space_uuid);
-    const members = space?.member_uuids ?? [];
-    const canSee = (uuid: string): boolean => accessLevel(state, uuid, goal.access, goal.space_uuid) >= ACCESS.view;
-    let recipients: string[] = [];
-    if (members.length > 0) {
-      const fromSubscribers = visibleSubscribers(state, prepared.value.subscriptions, principal.personUuid, canSee);
-      const fromSpace = everyone ? members.filter((uuid) => uuid !== principal.personUuid && personRow(state, uuid)?.suspended === false) : [];
-      recipients = [...new Set([...fromSpace, ...fromSubscribers])];
-    }
+    // With "everyone", every member of the goal's space is notified too (the goal-closing job covers the space).
+    const recipients = recipientsOf(state, prepared.value, principal.personUuid, goal, true);
     const event = ctx.commit(prepared.value, activity, recipients, { project_uuid: null, goal_uuid: goal.uuid });
     return { ok: true, value: { goal: goalView(state, now, goal, principal.personUuid, { nestProjects: true }), event } };
   };

@@ -1,12 +1,12 @@
 // POST /api/external/v1/projects/resume (RULES.md#decision-3; RULES.md#state-resume): its decoded inputs, its write
 // and its handler, the one module the operation has in the mock (its entry in index.ts aside).
 import type { RequestBody } from '../../../spec/lib/operations.ts';
-import { accessLevel, editable, type Outcome } from '../domain/access.ts';
-import { ACCESS, nextWeeklyCheckIn } from '../domain/rules.ts';
+import { editable, type Outcome } from '../domain/access.ts';
+import { nextWeeklyCheckIn } from '../domain/rules.ts';
 import type { Principal } from '../domain/security.ts';
 import type { ActivityRow, Project } from '../domain/state.ts';
 import { projectView } from '../domain/views.ts';
-import { prepareDiscussion, visibleSubscribers, type WriteContext } from '../domain/writes.ts';
+import { prepareDiscussion, recipientsOf, type WriteContext } from '../domain/writes.ts';
 import { outcomeReply } from './outcome.ts';
 import type { Handler, SuccessBody } from './types.ts';
 
@@ -39,13 +39,8 @@ export const resumeProjectWrite =
       comment_thread_id: prepared.value.threadId,
       inserted_at: at,
     };
-    // Recipients: subscribers who can see the project, never the author; "everyone" adds nobody for resume.
-    const recipients = visibleSubscribers(
-      state,
-      prepared.value.subscriptions,
-      principal.personUuid,
-      (uuid) => accessLevel(state, uuid, project.access, project.space_uuid) >= ACCESS.view,
-    );
+    // Subscribers only: "everyone" adds nobody for resume (the project-resuming job notifies the subscribers).
+    const recipients = recipientsOf(state, prepared.value, principal.personUuid, project, false);
     const event = ctx.commit(prepared.value, activity, recipients, { project_uuid: project.uuid, goal_uuid: null });
     return { ok: true, value: { project: projectView(state, now, project, principal.personUuid, { nestGoal: true }), event } };
   };

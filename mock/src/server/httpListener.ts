@@ -8,7 +8,7 @@ import { collectSoon, LARGE_BODY } from './collect.ts';
 import type { MockCore, MockRequest } from '../core/core.ts';
 import { MOCK_CONTROL_FAILED } from '../answers/errors.ts';
 import { hold } from '../answers/faults.ts';
-import { originForm } from './requestTarget.ts';
+import { originForm, readTarget } from './requestTarget.ts';
 
 type Body = { bytes: Uint8Array; error?: MockRequest['bodyError'] };
 
@@ -37,6 +37,14 @@ export function mockRequestOf(req: IncomingMessage, target: string, body: Uint8A
 export async function answerHttp(core: MockCore, req: IncomingMessage, res: ServerResponse, request: MockRequest): Promise<void> {
   const reused = carried.has(req.socket);
   carried.add(req.socket);
+  // The request's signal aborts when its connection closes before the answer is sent: a delayed answer stops waiting.
+  if (!request.signal) {
+    const gone = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    request.signal = gone.signal;
+  }
   const framed = await core.answer(request);
   if (framed.fault) return dropConnection(req, res, framed.holdMs, reused);
   // One writeHead with the headers as a flat list: Node writes them as given, without keeping a header map first.
@@ -114,7 +122,7 @@ export function createHttpListener(core: MockCore): RequestListener {
       .catch((error: unknown) => {
         // The mock's own JSON 500 in one line, never a stack trace.
         if (res.headersSent) return void res.destroy();
-        const reply = MOCK_CONTROL_FAILED(`${req.method ?? 'GET'} ${target.split('?')[0]?.slice(0, 100) ?? ''}`, error);
+        const reply = MOCK_CONTROL_FAILED(`${req.method ?? 'GET'} ${readTarget(target).path.slice(0, 100)}`, error);
         res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8' });
         res.end(JSON.stringify(reply.body));
       });

@@ -4,9 +4,13 @@
 //   mock_requests_total{operation,status}          every answer the core framed; operation is the operationId, or
 //                                                  "none" (controls, paths outside the API)
 //   mock_request_duration_seconds{operation}       histogram, from the request's arrival to its framed answer
-//   mock_sessions                                  sessions kept (in this process, or in the shared Redis)
+//   mock_sessions                                  sessions kept (in this process, or in the shared Redis); NaN
+//                                                  while the store cannot say (Redis down): unknown, not the last value
 //   mock_session_bytes                             what the in-memory sessions keep, in bytes (as --max-total-bytes
 //                                                  counts them); absent with --store (watch Redis's used_memory)
+//   mock_requests_waiting                          delayed requests waiting now (at most the mock's maxWaiting)
+//   mock_log_lines_dropped_total                   JSON log lines dropped because the log's reader was behind
+//                                                  (requestLog.ts); only with --log-format json
 //   process_* and nodejs_*                         prom-client's default process metrics
 import type { Answered } from './answered.ts';
 import { MemorySessions, type Sessions } from '../storage/sessions.ts';
@@ -20,8 +24,16 @@ export type MockMetrics = {
   exposition(): Promise<{ contentType: string; text: string }>;
 };
 
+/** What else the metrics read from the running mock. */
+export type MetricSources = {
+  /** Delayed requests waiting now (MockCore.waiting). */
+  waiting?: () => number;
+  /** JSON log lines dropped so far (JsonLog.dropped), with --log-format json. */
+  logDropped?: () => number;
+};
+
 /** Loads prom-client and registers the mock's metrics on a registry of their own. Rejects when prom-client is missing. */
-export async function loadMetrics(sessions: Sessions): Promise<MockMetrics> {
+export async function loadMetrics(sessions: Sessions, sources: MetricSources = {}): Promise<MockMetrics> {
   const client = await import('prom-client');
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
@@ -43,14 +55,34 @@ export async function loadMetrics(sessions: Sessions): Promise<MockMetrics> {
     help: 'X-Mock-Session sessions kept (in this process, or in the shared store).',
     registers: [registry],
     async collect() {
-      // A store that cannot answer leaves the last value; the ready probe says why.
+      // A store that cannot answer: unknown (NaN), never the last value it had; the ready probe says why.
       try {
         this.set((await sessions.list()).length);
       } catch {
-        // kept as it was
+        this.set(Number.NaN);
       }
     },
   });
+  const { waiting, logDropped } = sources;
+  if (waiting)
+    new client.Gauge({
+      name: 'mock_requests_waiting',
+      help: 'Delayed requests (Prefer: delay, a scenario, --delay) waiting now.',
+      registers: [registry],
+      collect() {
+        this.set(waiting());
+      },
+    });
+  if (logDropped)
+    new client.Counter({
+      name: 'mock_log_lines_dropped_total',
+      help: "JSON log lines dropped because the log's reader was behind.",
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(logDropped());
+      },
+    });
   if (sessions instanceof MemorySessions)
     new client.Gauge({
       name: 'mock_session_bytes',

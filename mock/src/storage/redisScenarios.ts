@@ -7,7 +7,7 @@
 import { isObject } from '../../../spec/lib/openapi.ts';
 import { MAX_SCENARIOS } from '../limits.ts';
 import type { SessionScript } from './redisScripts.ts';
-import type { Scenario, ScenarioRequest, Scenarios } from '../answers/scenarios.ts';
+import type { Scenario, ScenarioRequest, Scenarios, TakenScenario } from '../answers/scenarios.ts';
 import { TooManyScenarios } from '../answers/scenarios.ts';
 import { StoreUnavailable } from './sessions.ts';
 
@@ -38,7 +38,7 @@ for i = 0, n - 1 do
   if scenario.operation == ARGV[6] then
     scenario.remaining = scenario.remaining - 1
     if scenario.remaining <= 0 then redis.call('LREM', list, 1, raw) else redis.call('LSET', list, i, cjson.encode(scenario)) end
-    return scenario.prefer
+    return { scenario.id, scenario.prefer }
   end
 end
 return false`,
@@ -90,8 +90,11 @@ export class RedisScenarios implements Scenarios {
     await this.#sessions.runScript(this.#scripts.clear, session ?? '', [session === undefined ? 'all' : 'one']);
   }
 
-  async take(session: string, operation: string): Promise<string | undefined> {
-    const prefer = await this.#sessions.runScript(this.#scripts.take, session, [operation]);
-    return typeof prefer === 'string' ? prefer : undefined;
+  async take(session: string, operation: string): Promise<TakenScenario | undefined> {
+    const taken = await this.#sessions.runScript(this.#scripts.take, session, [operation]);
+    if (!Array.isArray(taken)) return undefined;
+    const [id, prefer]: unknown[] = taken;
+    if (typeof id !== 'string' || typeof prefer !== 'string') throw new StoreUnavailable('Redis answered an unexpected scenario');
+    return { id, prefer };
   }
 }

@@ -61,6 +61,11 @@ function evictionProblem(info: string): string | undefined {
   return `its maxmemory-policy is ${policy}, which lets Redis evict the mock's keys and tear sessions; set it to noeviction (CONFIG SET maxmemory-policy noeviction, or "maxmemory-policy noeviction" in redis.conf)`;
 }
 
+/** A connection failure as the ready probe may show it: an error code (ECONNREFUSED), never a message that may hold an address. */
+function codeOnly(reason: string | undefined): string {
+  return reason === undefined ? 'connection closed' : /^(E[A-Z]+|no answer within \d+ ms)$/.test(reason) ? reason : 'connection failed';
+}
+
 const EMPTY_HISTORY = Object.fromEntries(HISTORY_TABLES.map((t) => [t, []]));
 
 export type RedisSessionsOptions = {
@@ -72,6 +77,9 @@ export type RedisSessionsOptions = {
 };
 
 type Pending = { run(store: Store): void; settle(failure: StoreUnavailable | undefined): void };
+
+/** The connection to Redis lost (with why) or back: told once per change, never per request (the CLI logs it). */
+export type ConnectionChange = { up: false; reason: string } | { up: true };
 
 export class RedisSessions implements Sessions {
   readonly #client: Redis;
@@ -91,6 +99,9 @@ export class RedisSessions implements Sessions {
   /** When the eviction policy was last asked for, and what was wrong with it then. */
   #policyCheckedAt = 0;
   #policyProblem: string | undefined;
+  /** Whether the connection was last seen up, and who is told when that changes (onConnection). */
+  #up = true;
+  readonly #watchers: Array<(change: ConnectionChange) => void> = [];
 
   constructor(client: Redis, target: StoreTarget, options: RedisSessionsOptions) {
     this.#client = client;
@@ -106,10 +117,26 @@ export class RedisSessions implements Sessions {
     client.on('error', (error: unknown) => {
       const reason = reasonOf(error);
       this.#lastError = /Socket timeout/i.test(reason) ? `no answer within ${target.timeoutMs} ms` : reason;
+      this.#changed(false);
     });
+    client.on('close', () => this.#changed(false));
     client.on('ready', () => {
       this.#lastError = undefined;
+      this.#changed(true);
     });
+  }
+
+  /** Tells the watchers when the connection goes down or comes back (once each way). */
+  #changed(up: boolean): void {
+    if (up === this.#up) return;
+    this.#up = up;
+    const change: ConnectionChange = up ? { up } : { up, reason: this.#lastError ?? 'connection closed' };
+    for (const watcher of this.#watchers) watcher(change);
+  }
+
+  /** Calls `watcher` each time the connection to Redis is lost or comes back (the CLI logs both). */
+  onConnection(watcher: (change: ConnectionChange) => void): void {
+    this.#watchers.push(watcher);
   }
 
   /** Where the state is, as it may be shown (no password). */
@@ -168,8 +195,11 @@ export class RedisSessions implements Sessions {
     );
   }
 
-  /** What a client failure says is wrong now, as a clause: `Redis at URL is unreachable (ECONNREFUSED)`. */
-  #whatFailed(error: unknown): string {
+  /**
+   * What a client failure says is wrong now, as a clause: `Redis at URL is unreachable (ECONNREFUSED)`, or without the
+   * address (`named` false: `The mock's store is unreachable (…)`) for the ready probe, which answers whatever the Host.
+   */
+  #whatFailed(error: unknown, named = true): string {
     const message = error instanceof Error ? error.message : String(error);
     // Redis's own error replies (out of memory, read-only replica, no auth) are refusals; anything else is the connection.
     const reason =
@@ -177,22 +207,24 @@ export class RedisSessions implements Sessions {
         ? `refused the command (${(message.split('\n')[0] ?? '').replace(/ script: \w+, on @user_script:\d+\.$/, '').slice(0, 200)})`
         : /timed out/i.test(message)
           ? `did not answer within ${this.#target.timeoutMs} ms`
-          : `is unreachable (${this.#lastError ?? 'connection closed'})`;
-    return `Redis at ${this.#target.shown} ${reason}`;
+          : `is unreachable (${named ? (this.#lastError ?? 'connection closed') : codeOnly(this.#lastError)})`;
+    return `${named ? `Redis at ${this.#target.shown}` : "The mock's store"} ${reason}`;
   }
 
   /**
    * Whether the store can serve safely now (GET /__mock/ready): undefined, or one sentence saying what is wrong now,
-   * the connection first (a Redis that is down has no policy to report), then the eviction policy, asked afresh.
+   * the connection first (a Redis that is down has no policy to report), then the eviction policy, asked afresh. The
+   * probe answers whatever the Host, so the sentence names no address (`The mock's store is unreachable (…)`): the
+   * log (onConnection) and the API's 503s, which answer the mock's own Hosts only, say which Redis.
    */
   async readiness(): Promise<string | undefined> {
-    if (this.#client.status !== 'ready') return `${this.#whatFailed(new Error('not connected'))}.`;
+    if (this.#client.status !== 'ready') return `${this.#whatFailed(new Error('not connected'), false)}.`;
     try {
       await this.checkEvictionPolicy();
     } catch (error) {
-      return `${this.#whatFailed(error)}.`;
+      return `${this.#whatFailed(error, false)}.`;
     }
-    return this.#policyProblem ? `Redis at ${this.#target.shown} is unsafe: ${this.#policyProblem}.` : undefined;
+    return this.#policyProblem ? `The mock's store (Redis) is unsafe: ${this.#policyProblem}.` : undefined;
   }
 
   /** What is wrong with Redis's eviction policy (evictionProblem), asked now. */

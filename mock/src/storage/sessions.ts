@@ -4,10 +4,10 @@
 // below, the default, answers synchronously. The number of sessions is bounded; the least recently used one goes
 // first. The default session (no header) is never evicted.
 import type { components as Control, operations as ControlOperations } from '../../../generated/mock-control.ts';
-import type { Awaitable, Scenarios } from '../answers/scenarios.ts';
+import { TooManyScenarios, type Awaitable, type Scenario, type ScenarioRequest, type Scenarios, type TakenScenario } from '../answers/scenarios.ts';
 import type { Seed } from '../domain/state.ts';
 import { Store, type StoreOptions } from './store.ts';
-import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES } from '../limits.ts';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES, MAX_SCENARIOS } from '../limits.ts';
 import { measureDocument } from '../domain/rules.ts';
 
 export { DEFAULT_MAX_SESSIONS, DEFAULT_TOTAL_BYTES };
@@ -82,7 +82,19 @@ export const SESSION_BYTES = 512;
  * One session as MemorySessions keeps it. `own` is its own copy of the state, made at its first write that changed
  * something (copy on write): until then it reads the seed's one shared store. `bytes` is what it was last counted at.
  */
-type Kept = { name: string; own: Store | undefined; requests: RequestEntry[]; created_at: string; journalBytes: number; bytes: number };
+type Kept = {
+  name: string;
+  own: Store | undefined;
+  requests: RequestEntry[];
+  /** Its queued scenarios (POST /__mock/scenarios): kept, evicted and reset with the session itself. */
+  scenarios: Scenario[];
+  created_at: string;
+  journalBytes: number;
+  bytes: number;
+};
+
+/** What one queued scenario is counted at, in bytes (its record and its Prefer value of at most 200 characters). */
+const SCENARIO_BYTES = 512;
 
 /** A journal entry's cost, as `measureDocument` counts a JSON value (mock/README.md, "Memory"). */
 const entryBytes = (entry: RequestEntry): number => measureDocument(entry).bytes;
@@ -99,6 +111,7 @@ export class MemorySessions implements Sessions {
   readonly #max: number;
   readonly #maxBytes: number;
   readonly #sessions = new Map<string, Kept>();
+  #scenarioSeq = 0;
   /** What every session is counted at (the sum of their `bytes`). */
   #bytes = 0;
   #requestSeq = 0;
@@ -131,9 +144,10 @@ export class MemorySessions implements Sessions {
   }
 
   #cost(kept: Kept): number {
-    if (!kept.own) return SESSION_BYTES + kept.journalBytes;
+    const own = SESSION_BYTES + kept.journalBytes + kept.scenarios.length * SCENARIO_BYTES;
+    if (!kept.own) return own;
     this.#seedBytes ??= measureDocument(this.#seed.state).bytes;
-    return SESSION_BYTES + kept.journalBytes + this.#seedBytes + kept.own.retainedBytes;
+    return own + this.#seedBytes + kept.own.retainedBytes;
   }
 
   /** Counts a session again after it changed, and keeps within the byte budget (never dropping that session). */
@@ -166,7 +180,7 @@ export class MemorySessions implements Sessions {
         over--;
       }
     }
-    kept = { name, own: undefined, requests: [], created_at: this.#storeOptions.now().toISOString(), journalBytes: 0, bytes: 0 };
+    kept = { name, own: undefined, requests: [], scenarios: [], created_at: this.#storeOptions.now().toISOString(), journalBytes: 0, bytes: 0 };
     this.#sessions.set(name, kept);
     this.#last = name;
     this.#recount(kept);
@@ -263,4 +277,42 @@ export class MemorySessions implements Sessions {
   requests(name: string, limit: number): RequestEntry[] {
     return this.#use(name).requests.slice(-Math.min(limit, REQUEST_JOURNAL_LIMIT));
   }
+
+  /**
+   * The sessions' queued scenarios, kept in each session (issue 45, item 10): a scenario lives and dies with its
+   * session. Queuing one uses the session (created if new, the most recently used, its bytes counted), taking one
+   * uses it again; the session's eviction (by count or by bytes) and its reset drop its queue, and a session made
+   * again under the same name starts with none.
+   */
+  readonly scenarios: Scenarios = {
+    add: (session: string, scenario: Required<ScenarioRequest>): Scenario => {
+      const kept = this.#use(session);
+      if (kept.scenarios.length >= MAX_SCENARIOS) throw new TooManyScenarios();
+      const added: Scenario = { id: `scenario-${++this.#scenarioSeq}`, operation: scenario.operation, prefer: scenario.prefer, remaining: scenario.times };
+      kept.scenarios.push(added);
+      this.#recount(kept);
+      return { ...added };
+    },
+    list: (session: string): Scenario[] => (this.#sessions.get(session)?.scenarios ?? []).map((s) => ({ ...s })),
+    clear: (session?: string): void => {
+      for (const kept of session === undefined ? this.#sessions.values() : [this.#sessions.get(session)]) {
+        if (!kept || kept.scenarios.length === 0) continue;
+        kept.scenarios = [];
+        this.#recount(kept);
+      }
+    },
+    take: (session: string, operation: string): TakenScenario | undefined => {
+      const queue = this.#sessions.get(session)?.scenarios;
+      const index = queue?.findIndex((s) => s.operation === operation) ?? -1;
+      const scenario = queue?.[index];
+      if (!queue || !scenario) return undefined;
+      const kept = this.#use(session);
+      scenario.remaining -= 1;
+      if (scenario.remaining <= 0) {
+        queue.splice(index, 1);
+        this.#recount(kept);
+      }
+      return { id: scenario.id, prefer: scenario.prefer };
+    },
+  };
 }
