@@ -96,7 +96,11 @@ export async function main(argv: string[]): Promise<void> {
       );
       return;
     case 'drift':
-      await (await import('../contract-tests/drift/command.ts')).runDrift(rest, packageVersion());
+      await (await import('../contract-tests/drift/command.ts')).runDrift(
+        rest,
+        packageVersion(),
+        rest.some((word) => word === '--spec' || word.startsWith('--spec=')) ? (await import('../spec/diff/diff.ts')).loadDocument : undefined,
+      );
       return;
     case 'replay':
       await (await import('../contract-tests/replay/command.ts')).runReplay(rest);

@@ -1,7 +1,8 @@
 // `service-external-api drift FILE.har [--spec PATH|git:REF] [--tokens FILE] [--format text|json|junit|sarif]
 // [--output FILE] [--coverage FILE]`: checks a recording offline (drift.ts) and never sends a request. Exit 0 no
 // violation, 1 a violation, 2 bad input (one line). With --spec, the contract the traffic is held to is that version:
-// read with the diff command's bounded reader (spec/diff), it takes the place of the bundled document before any of the
+// read with the diff command's bounded reader (spec/diff, handed over by cli/cli.ts: the suite stays above the spec's
+// tooling), it takes the place of the bundled document before any of the
 // checking code is loaded, so every rule reads it (which is why the checks are imported only after that).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -46,7 +47,10 @@ function useDocument(other: Record<string, unknown>): void {
   Object.assign(document, other);
 }
 
-export async function runDrift(argv: string[], version = 'unknown'): Promise<void> {
+/** Reads another version of the contract (the diff command's bounded reader, spec/diff: given by cli/cli.ts). */
+export type SpecLoader = (given: string) => Promise<{ document: Record<string, unknown>; cleanup(): void }>;
+
+export async function runDrift(argv: string[], version = 'unknown', loadSpec?: SpecLoader): Promise<void> {
   const { values, positionals } = parseCommand('drift', argv, OPTIONS);
   if (values.help) {
     process.stdout.write(`${DRIFT_USAGE}\n`);
@@ -57,14 +61,15 @@ export async function runDrift(argv: string[], version = 'unknown'): Promise<voi
   if (extra.length > 0) fail(`drift takes one recording, got also ${extra.join(' ').slice(0, 80)}`);
   const format = oneOf('drift', '--format', values.format, ['text', 'json', 'junit', 'sarif'], 'text');
   if (values.spec !== undefined) {
-    const { DiffInputError, loadDocument } = await import('../../spec/diff/diff.ts');
+    if (loadSpec === undefined) fail('--spec needs the diff command’s reader (run drift from the service-external-api command line)');
+    const given = values.spec;
     try {
-      const loaded = await loadDocument(values.spec);
+      const loaded = await loadSpec(given);
       loaded.cleanup();
       useDocument(loaded.document);
     } catch (error) {
-      if (error instanceof DiffInputError) fail(`--spec ${error.message}`);
-      fail(`--spec ${values.spec}: ${message(error)}`);
+      const said = message(error);
+      fail(said.startsWith(given) ? `--spec ${said}` : `--spec ${given}: ${said}`);
     }
   }
   const { HarError, readHar } = await import('../har/har.ts');
