@@ -11,6 +11,9 @@ const COMMANDS = {
   proxy: 'a validation proxy: forwards live traffic to --target and checks every exchange against the contract',
   docs: 'write the API reference as one self-contained HTML page',
   diff: 'compare two versions of the contract and grade every change (ERR breaks a client, WARN may, INFO is safe)',
+  drift: 'check recorded traffic (a HAR file) offline with every rule the proxy checks live; sends nothing',
+  replay: 'send a recording (HAR) again to --target and compare each answer with the recorded one',
+  coverage: 'merge coverage JSON files (contract, drift, proxy) and fail below --min KEY=PERCENT',
 } as const;
 type Command = keyof typeof COMMANDS;
 
@@ -65,6 +68,8 @@ export async function main(argv: string[]): Promise<void> {
     // `mock --log-format json` writes its lines through pino.
     if (first === 'mock' && rest.some((word, i) => word === '--log-format=json' || (word === '--log-format' && rest[i + 1] === 'json')))
       peers.push(...JSON_LOG_PEERS);
+    // `drift --spec` reads another version of the contract with the diff command's reader, which bundles with Redocly.
+    if (first === 'drift' && rest.some((word) => word === '--spec' || word.startsWith('--spec='))) peers.push(...(COMMAND_PEERS['diff'] ?? []));
     requirePeers(`service-external-api ${first}`, peers);
   }
   switch (first) {
@@ -83,7 +88,25 @@ export async function main(argv: string[]): Promise<void> {
       await (await import('../docs-site/command.ts')).runDocs(rest);
       return;
     case 'diff':
-      await (await import('../spec/diff/command.ts')).runDiff(rest);
+      await (await import('../spec/diff/command.ts')).runDiff(
+        rest,
+        rest.some((word) => word === '--traffic' || word.startsWith('--traffic='))
+          ? (await import('../contract-tests/har/diff-traffic.ts')).withTraffic
+          : undefined,
+      );
+      return;
+    case 'drift':
+      await (await import('../contract-tests/drift/command.ts')).runDrift(
+        rest,
+        packageVersion(),
+        rest.some((word) => word === '--spec' || word.startsWith('--spec=')) ? (await import('../spec/diff/diff.ts')).loadDocument : undefined,
+      );
+      return;
+    case 'replay':
+      await (await import('../contract-tests/replay/command.ts')).runReplay(rest);
+      return;
+    case 'coverage':
+      await (await import('../contract-tests/coverage/command.ts')).runCoverage(rest);
       return;
   }
 }

@@ -7,7 +7,7 @@
 // it times the check of a large wrong answer (6,000 bad array items: linear, issue 45) in this process.
 // Options: --duration S per measured run (5), --rounds N (3), --warmup S (2), --connections N (1).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -119,6 +119,10 @@ const tokensFile = join(mkdtempSync(join(tmpdir(), 'bench-proxy-')), 'fixtures.j
 writeFileSync(tokensFile, fixturesText);
 const proxyPort = await start([CLI, 'proxy', '--target', mockUrl, '--port', '0', '--tokens', tokensFile, '--quiet']);
 const proxyUrl = `http://127.0.0.1:${proxyPort}`;
+// The same proxy recording every exchange (proxy --record), for the overhead of recording.
+const recording = join(mkdtempSync(join(tmpdir(), 'bench-record-')), 'bench.har');
+const recordPort = await start([CLI, 'proxy', '--target', mockUrl, '--port', '0', '--tokens', tokensFile, '--quiet', '--record', recording]);
+const recordUrl = `http://127.0.0.1:${recordPort}`;
 
 const op = operationModel('resumeProject');
 const request = {
@@ -130,12 +134,19 @@ const request = {
 
 await measure(mockUrl, request, warmup);
 await measure(proxyUrl, request, warmup);
+await measure(recordUrl, request, warmup);
 const direct: Run[] = [];
 const proxied: Run[] = [];
+const recorded: Run[] = [];
 for (let round = 0; round < rounds; round++) {
   direct.push(await measure(mockUrl, request, duration));
   proxied.push(await measure(proxyUrl, request, duration));
+  recorded.push(await measure(recordUrl, request, duration));
 }
+await new Promise((r) => setTimeout(r, 1500));
+const recordSummary: unknown = await (await fetch(`${recordUrl}/__proxy/summary`)).json();
+const recordedExchanges = isObject(recordSummary) && typeof recordSummary['exchanges'] === 'number' ? recordSummary['exchanges'] : 0;
+const recordBytes = statSync(recording).size;
 const summary: unknown = await (await fetch(`${proxyUrl}/__proxy/summary`)).json();
 
 // The check of a large wrong answer (issue 45: 6,000 bad checklist entries froze the proxy for 20 s): the conformance
@@ -164,6 +175,13 @@ const lines = [
   }),
   '',
   `p50 overhead of the proxy (median of the rounds): ${ms(median(direct.map((d, i) => (proxied[i]?.p50 ?? Number.NaN) - d.p50)))}; the bar is under 2 ms`,
+  '',
+  'round  record p50   record p99   recording overhead p50 / p99 (over the proxy without --record)',
+  ...recorded.map((r, i) => {
+    const p = proxied[i];
+    return `${String(i + 1).padEnd(5)}  ${ms(r.p50).padEnd(11)}  ${ms(r.p99).padEnd(11)}  ${ms(r.p50 - (p?.p50 ?? Number.NaN))} / ${ms(r.p99 - (p?.p99 ?? Number.NaN))}`;
+  }),
+  `recording: ${recordedExchanges} exchanges, ${recordBytes} bytes on disk (${recordedExchanges > 0 ? Math.round(recordBytes / recordedExchanges) : 0} bytes per exchange; stops at --record-max-bytes)`,
   '',
   'checkResponse of a closeGoal 200 with N bad checklist entries (7 violations each), after warm-up:',
   ...checks.map(

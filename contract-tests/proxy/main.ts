@@ -4,7 +4,9 @@
 // nothing; the package's command line (cli/cli.ts) calls main.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { RULES } from './check.ts';
+import { DEFAULT_RECORD_MAX_BYTES, Recorder } from '../har/recorder.ts';
+import { RULES, type Received } from './check.ts';
+import type { RawRequest } from '../model/predict.ts';
 import { parseFixtures, TokenKnowledge } from './knowledge.ts';
 import { DEFAULT_CAPACITY, DEFAULT_MAX_BYTES, MIN_MAX_BYTES } from './log.ts';
 import { MAX_REPORTED, printable } from '../../spec/lib/violations.ts';
@@ -33,6 +35,9 @@ that breaks the contract gets the header ${VIOLATIONS_HEADER}: <count>.
   --max-body-bytes N  the largest request or answer body held for the check (default ${DEFAULT_MAX_BODY}); a larger
                       answer streams through with backpressure, unchecked, and is a violation (rule size)
   --timeout MS        answer 504 and record a violation when the target has not answered within MS (default ${DEFAULT_TIMEOUT_MS})
+  --record FILE       write every exchange forwarded to FILE as HAR 1.2 (tokens as $<persona> or $token-<n>, every
+                      credential masked), valid within a second of the last exchange and after SIGINT/SIGTERM
+  --record-max-bytes N  stop recording (one line; forwarding goes on) past N bytes (default ${DEFAULT_RECORD_MAX_BYTES})
   --quiet             do not print each exchange that broke the contract
   --help              show this help
 
@@ -53,6 +58,8 @@ const OPTIONS = {
   'max-log-bytes': { type: 'string' },
   timeout: { type: 'string' },
   'max-body-bytes': { type: 'string' },
+  record: { type: 'string' },
+  'record-max-bytes': { type: 'string' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
 } as const;
@@ -84,6 +91,8 @@ export async function main(argv: string[]): Promise<void> {
   const timeoutMs = values.timeout === undefined ? DEFAULT_TIMEOUT_MS : bad.integer(values.timeout, '--timeout', 1, 3_600_000);
 
   let knowledge = new TokenKnowledge();
+  let knowledgeTokens: Record<string, string> = {};
+  let fixtureIds: { projects: unknown; goals: unknown; people: unknown } | undefined;
   const secrets: Array<[string, string]> = [];
   if (values.tokens !== undefined) {
     let text: string;
@@ -96,6 +105,8 @@ export async function main(argv: string[]): Promise<void> {
     // What the file holds is outside text: its keys and the parser's excerpt of it are printed escaped.
     if (!parsed.ok) bad.fail(printable(`--tokens ${values.tokens}: ${parsed.error}`));
     knowledge = new TokenKnowledge(parsed.fixtures);
+    fixtureIds = { ...parsed.fixtures.records, people: parsed.fixtures.people };
+    knowledgeTokens = Object.fromEntries(Object.entries(parsed.fixtures.tokens).filter((e): e is [string, string] => typeof e[1] === 'string'));
     for (const token of Object.values(parsed.fixtures.tokens ?? {})) if (typeof token === 'string' && token) secrets.push([token, knowledge.variable(token)]);
   }
   const report = values.report === undefined ? undefined : resolve(values.report);
@@ -107,6 +118,29 @@ export async function main(argv: string[]): Promise<void> {
     }
   }
 
+  const recordMax =
+    values['record-max-bytes'] === undefined
+      ? DEFAULT_RECORD_MAX_BYTES
+      : bad.integer(values['record-max-bytes'], '--record-max-bytes', 1024, 4 * 1024 * 1024 * 1024);
+  let recorder: Recorder | undefined;
+  if (values.record !== undefined) {
+    const file = resolve(values.record);
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, '');
+    } catch (error) {
+      bad.fail(`--record: cannot write ${values.record}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const personas = Object.entries(knowledgeTokens).map(([persona, token]) => [token, persona] as const);
+    recorder = new Recorder({
+      file,
+      origin: `${target.origin}${target.pathname.replace(/\/+$/, '')}`,
+      personas,
+      ...(fixtureIds ? { fixtures: fixtureIds } : {}),
+      maxBytes: recordMax,
+      onStop: (line) => process.stderr.write(`${line}\n`),
+    });
+  }
   const quiet = values.quiet === true;
   const extraHosts = values['allowed-host'] ?? [];
   bad.hosts(extraHosts);
@@ -117,6 +151,7 @@ export async function main(argv: string[]): Promise<void> {
       values['max-body-bytes'] === undefined ? DEFAULT_MAX_BODY : bad.integer(values['max-body-bytes'], '--max-body-bytes', 1024, 256 * 1024 * 1024),
     knowledge,
     capacity,
+    ...(recorder ? { onExchange: (request: RawRequest, received: Received) => recorder.add(request, received, new Date(), 0) } : {}),
     maxLogBytes,
     timeoutMs,
     onViolation: (entry) => {
@@ -141,6 +176,7 @@ export async function main(argv: string[]): Promise<void> {
     `proxy listening on ${url} → ${origin}`,
     `port: ${new URL(url).port}`,
     `checks: ${Object.keys(RULES).join(', ')}${knowledge.hasTokens ? ' (with the personas of --tokens)' : ' (personas only as the traffic shows them: give --tokens for the persona rules)'}`,
+    ...(recorder ? [`recording: ${values.record ?? ''} (HAR 1.2, credentials masked, up to ${recordMax} bytes)`] : []),
     `violations: GET ${url}/__proxy/violations · summary: GET ${url}/__proxy/summary · reset: POST ${url}/__proxy/reset${report ? ` · JUnit on exit: ${report}` : ''}`,
   ];
   if (!['127.0.0.1', '::1', 'localhost'].includes(host))
@@ -153,6 +189,7 @@ export async function main(argv: string[]): Promise<void> {
       if (closing) return;
       closing = true;
       const summary = proxy.log.summary(origin, knowledge.learned);
+      recorder?.close();
       if (report !== undefined) {
         try {
           writeFileSync(report, proxy.junit());

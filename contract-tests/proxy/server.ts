@@ -9,6 +9,8 @@ import { misdirected } from '../../mock/src/core/guard.ts';
 import { RequestIds } from '../model/headers.ts';
 import { RecordMemory } from '../model/memory.ts';
 import { operationModels } from '../model/profiles.ts';
+import type { RawRequest } from '../model/predict.ts';
+import type { Received } from './check.ts';
 import { BaselineReads } from './baseline-reads.ts';
 import { answerControl } from './control-endpoints.ts';
 import { endToEnd } from './end-to-end.ts';
@@ -46,6 +48,8 @@ export type ProxyOptions = {
   allowedHosts?: (port: number) => ReadonlySet<string>;
   /** Every credential the run holds (the --tokens file's), and the variable shown instead: masked in all output. */
   secrets?: ReadonlyArray<readonly [string, string]>;
+  /** Each complete exchange forwarded (not /__proxy/ calls), as checked: `proxy --record` (har/recorder.ts). */
+  onExchange?: (request: RawRequest, received: Received) => void;
 };
 
 export type ValidationProxy = {
@@ -88,7 +92,17 @@ export function createValidationProxy(options: ProxyOptions): ValidationProxy {
   const operations = operationModels().map((o) => o.operationId);
   const baselines = new BaselineReads({ upstream, knowledge, memory, bounds: { maxBytes: maxBody, timeoutMs } });
   const mockTarget = new MockTarget(upstream, { maxBytes: maxBody, timeoutMs });
-  const filing = createFiling({ origin, knowledge, log, memory, requestIds, secrets: options.secrets, onViolation: options.onViolation, mockTarget });
+  const filed = createFiling({ origin, knowledge, log, memory, requestIds, secrets: options.secrets, onViolation: options.onViolation, mockTarget });
+  const { onExchange } = options;
+  const filing: typeof filed = onExchange
+    ? {
+        ...filed,
+        file: (request, received, notes) => {
+          onExchange(request, received);
+          return filed.file(request, received, notes);
+        },
+      }
+    : filed;
   const forwarding = { upstream, knowledge, log, filing, maxBody, timeoutMs, mockTarget };
   const control = {
     origin,

@@ -35,6 +35,9 @@ tree's spec/openapi.yaml (of the current directory, else of this repository).
   --behaviour    (git refs only) also run the mock's behaviour table against the mock of each ref and report every
                  case whose status, body or state effect changed (ids behaviour-…), then run the contract suite of
                  <base> against the mock of <revision> and print, on stderr, where it disagrees with the ERR changes
+  --traffic FILE.har  also count, for each change, the recorded exchanges it touches (a request the revision would
+                 refuse, an answer field the recording carries that the revision removes or retypes): JSON
+                 "traffic": { "exchanges": N }, and a sentence in text and markdown
   --help         show this help
 
 Exit: 0 nothing at or above --fail-on, 1 something is, 2 bad input (one line on stderr).
@@ -74,11 +77,20 @@ function sinceLastRelease(): [string, string] {
   return [shown(join(root, 'spec', 'releases', `${last}.json`)), shown(join(root, 'spec', 'openapi.yaml'))];
 }
 
-export async function runDiff(argv: string[]): Promise<void> {
+/** `--traffic FILE.har`: the report with each change's `traffic` (contract-tests/har/diff-traffic.ts, given by cli/cli.ts). */
+export type TrafficHook = (report: DiffReport, file: string, describe: boolean) => DiffReport;
+
+export async function runDiff(argv: string[], traffic?: TrafficHook): Promise<void> {
   const parse = () =>
     parseArgs({
       args: argv,
-      options: { format: { type: 'string' }, 'fail-on': { type: 'string' }, behaviour: { type: 'boolean' }, help: { type: 'boolean' } },
+      options: {
+        format: { type: 'string' },
+        'fail-on': { type: 'string' },
+        behaviour: { type: 'boolean' },
+        traffic: { type: 'string' },
+        help: { type: 'boolean' },
+      },
       strict: true,
       allowPositionals: true,
     });
@@ -119,6 +131,14 @@ export async function runDiff(argv: string[]): Promise<void> {
   } catch (error) {
     if (error instanceof DiffInputError) fail(error.message);
     throw error;
+  }
+  const har = parsed.values.traffic;
+  if (har !== undefined && traffic !== undefined) {
+    try {
+      report = traffic(report, har, format !== 'json');
+    } catch (error) {
+      fail(`--traffic ${har} ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
   const out =
     format === 'json'

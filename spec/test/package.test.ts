@@ -554,7 +554,7 @@ describe('the documentation an npm user can reach from the installed package', (
     const mockGuide = readFileSync(join(installed(), 'mock', 'README.md'), 'utf8');
     expect(PERSONAS.filter((persona) => !mockGuide.includes(`| \`${persona}\` |`))).toEqual([]);
     const missing: string[] = [];
-    for (const command of ['mock', 'contract', 'proxy', 'docs', 'diff']) {
+    for (const command of ['mock', 'contract', 'proxy', 'docs', 'diff', 'drift', 'replay', 'coverage']) {
       const help = await run('npx', ['--no-install', 'service-external-api', command, '--help'], { cwd: consumer });
       expect(help.status, explain(help)).toBe(0);
       for (const option of new Set([...help.stdout.matchAll(/^\s+(--[a-z][a-z-]*)/gm)].map((m) => m[1] ?? '')))
