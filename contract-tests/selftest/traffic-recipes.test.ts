@@ -246,8 +246,8 @@ describe('interop and the gates', () => {
       [['drift', 'staging.har', '--format', 'xml'], 'drift: --format must be text, json, junit, sarif, got "xml"\n'],
       [['replay', 'staging.har'], 'replay: --target is required: the URL of the implementation to replay against\n'],
       [
-        ['replay', 'staging.har', '--target', 'http://192.0.2.1:9'],
-        "replay: the recording's writes would go to 192.0.2.1:9, which is not this machine; set CONTRACT_ALLOW_WRITES=1 to allow writes there\n",
+        ['replay', 'staging.har', '--target', 'http://staging.example.invalid:9'],
+        "replay: the recording's writes would go to staging.example.invalid:9, which is not this machine; set CONTRACT_ALLOW_WRITES=1 to allow writes there\n",
       ],
       [
         ['replay', 'staging.har', '--target', staging.url, '--map', 'tokens.json'],
