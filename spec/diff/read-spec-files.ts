@@ -6,8 +6,14 @@
 // too. What passes is copied, as JSON, into a fresh folder, so the bundler reads exactly the files checked here.
 import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { Lexer, parse } from 'yaml';
+import { createRequire } from 'node:module';
 import { isObject } from '../lib/openapi.ts';
+
+/**
+ * The YAML parser, loaded when a YAML file is read: `yaml` is an optional peer dependency of the package, needed by
+ * `diff` only (cli/peers.ts), so `diff --help` and every other command load without it.
+ */
+const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml');
 
 /** The bounds on what is read (README "The contract through change"): beyond any of them, exit 2 with one line. */
 export const READ_LIMITS = { fileBytes: 8 * 1024 * 1024, files: 1000, depth: 128, nodes: 2_000_000, aliases: 100 } as const;
@@ -26,7 +32,7 @@ function yamlNesting(text: string): number {
   let indent = 0;
   let lineStart = true;
   let deepest = 0;
-  for (const token of new Lexer().lex(text)) {
+  for (const token of new (yaml().Lexer)().lex(text)) {
     if (token === '\n' || token === '\r\n') {
       [onLine, indent, lineStart] = [0, 0, true];
       continue;
@@ -74,7 +80,7 @@ function parseSpecText(text: string, file: string, label: string): unknown {
     const nesting = couldNest ? yamlNesting(text) : 0;
     if (nesting > READ_LIMITS.depth) throw new DiffInputError(`${label}: nested deeper than ${READ_LIMITS.depth} levels`);
     try {
-      value = parse(text, { maxAliasCount: READ_LIMITS.aliases, uniqueKeys: true, merge: true, prettyErrors: false });
+      value = yaml().parse(text, { maxAliasCount: READ_LIMITS.aliases, uniqueKeys: true, merge: true, prettyErrors: false });
     } catch (error) {
       const alias = error instanceof ReferenceError || /alias/i.test(firstLine(error));
       throw new DiffInputError(

@@ -101,17 +101,11 @@ describe('a frontend project with msw, then this package beside it', () => {
     expect([...withPackage.packages.keys()].filter((path) => NEVER.includes(nameOf(path)))).toEqual([]);
   });
 
-  it('answers a command whose optional peers are missing with exit 2 and the line that installs them', async () => {
-    const mock = await run('npx', ['--no-install', 'service-external-api', 'mock', '--port', '0'], { cwd: app });
+  it('answers a command whose optional peers are missing with exit 2 and the line that installs them; mock needs none', async () => {
+    // The mock command serves through node:http and loads no peer: with none installed it gets as far as its options.
+    const mock = await run('npx', ['--no-install', 'service-external-api', 'mock', '--port', '0', '--unknown-option'], { cwd: app });
     expect(mock.status, explain(mock)).toBe(2);
-    expect(
-      mock.stderr
-        .trim()
-        .split('\n')
-        .filter((l) => !l.startsWith('npm warn')),
-    ).toEqual([
-      "error: service-external-api mock needs express (optional peer dependency of service-external-api, not installed): npm install --save-dev 'express@^5.3.0'",
-    ]);
+    expect(mock.stderr.trim()).toBe('error: unknown option --unknown-option (see --help)');
     const contract = await run('npx', ['--no-install', 'service-external-api', 'contract'], { cwd: app });
     expect(contract.status, explain(contract)).toBe(2);
     expect(
@@ -211,34 +205,6 @@ describe("mock/README's browser snippet in a vite build of a consumer app", () =
     expect(assets.filter((file) => !file.endsWith('.js'))).toEqual([]);
     // The entry, msw, the mock, its validators and Ajv: the mock is never in the entry chunk.
     expect(assets.length).toBeGreaterThanOrEqual(3);
-  });
-});
-
-describe("QA's line: one npx command in an empty folder", () => {
-  it('runs the contract command with its peers named by -p (here: --help, and a missing URL refused as configuration)', async () => {
-    const empty = join(work, 'qa');
-    mkdirSync(empty);
-    const version = (name: string): string =>
-      (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
-    const npx = [
-      '--yes',
-      '--prefer-offline',
-      '-p',
-      tarball,
-      '-p',
-      `vitest@${version('vitest')}`,
-      '-p',
-      `fast-check@${version('fast-check')}`,
-      'service-external-api',
-      'contract',
-    ];
-    const help = await run('npx', [...npx, '--help'], { cwd: empty, timeout: 240_000 });
-    expect(help.status, explain(help)).toBe(0);
-    expect(help.stdout).toMatch(/^Usage: service-external-api contract/);
-    const unconfigured = await run('npx', npx, { cwd: empty, env: { CONTRACT_BASE_URL: '' }, timeout: 240_000 });
-    expect(unconfigured.status, explain(unconfigured)).toBe(2);
-    expect(unconfigured.stderr).toMatch(/CONTRACT_BASE_URL/);
-    expect(unconfigured.stderr).not.toMatch(/optional peer/);
   });
 });
 
