@@ -142,6 +142,22 @@ describe('the tarball', () => {
     expect(files.filter((f) => /\/(test|bench|fuzz|results)\//.test(f) || /(^|\/)\.ci\//.test(f))).toEqual([]);
   });
 
+  it('has source maps whose every source resolves: embedded (sourcesContent) or a file the package ships', () => {
+    const installed = join(consumer, 'node_modules', 'service-external-api');
+    const maps = files.filter((file) => file.endsWith('.map'));
+    expect(maps.length).toBeGreaterThan(50);
+    const unresolved: string[] = [];
+    for (const file of maps) {
+      const map = JSON.parse(readFileSync(join(installed, file), 'utf8')) as { sources: string[]; sourceRoot?: string; sourcesContent?: Array<string | null> };
+      expect(map.sources.length, file).toBeGreaterThan(0);
+      map.sources.forEach((source, i) => {
+        const embedded = typeof map.sourcesContent?.[i] === 'string' && (map.sourcesContent[i] ?? '').length > 0;
+        if (!embedded && !existsSync(join(installed, dirname(file), map.sourceRoot ?? '', source))) unresolved.push(`${file} → ${source}`);
+      });
+    }
+    expect(unresolved).toEqual([]);
+  });
+
   it('has every export target and the bin in it', () => {
     const targets = Object.values(manifest.exports).flatMap((t) => (typeof t === 'string' ? [t] : Object.values(t)));
     for (const target of [...targets, ...Object.values(manifest.bin)]) expect(files, target).toContain(target.replace(/^\.\//, ''));
