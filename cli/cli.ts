@@ -3,7 +3,19 @@
 // it, the proxy and the docs' try-it import parts of the mock: README.md, the table of folders). Each command is
 // loaded only when asked for, so `mock` never loads the contract suite's test runner, and a command whose optional
 // peers are missing exits 2 before loading anything (peers.ts).
-import { COMMAND_PEERS, JSON_LOG_PEERS, METRICS_PEERS, missingPeersLine, packageVersion, REDIS_PEERS, requirePeers } from './peers.ts';
+import {
+  COMMAND_PEERS,
+  JSON_LOG_PEERS,
+  METRICS_PEERS,
+  missingPeersLine,
+  nodeSatisfies,
+  packageVersion,
+  peerRangeWithout,
+  REDIS_PEERS,
+  requirePeers,
+  runnerLine,
+  VITEST_5_NODE,
+} from './peers.ts';
 
 const COMMANDS = {
   mock: 'the production-true mock server (on http://127.0.0.1:4010 unless told otherwise)',
@@ -32,12 +44,6 @@ function usage(): string {
   ].join('\n');
 }
 
-/** Whether the contract suite's runner (vitest 5: ^22.12.0 || ^24 || >=26) runs on this Node.js version. */
-function runnerSupported(version: string): boolean {
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  return (major === 22 && minor >= 12) || major === 24 || major >= 26;
-}
-
 /** Runs one command; unknown commands and options are one line on stderr and exit 2. */
 export async function main(argv: string[]): Promise<void> {
   const [first, ...rest] = argv;
@@ -53,13 +59,6 @@ export async function main(argv: string[]): Promise<void> {
     process.stderr.write(`error: unknown command "${first}"; the commands are ${Object.keys(COMMANDS).join(', ')} (see --help)\n`);
     process.exit(2);
   }
-  // The suite's runner, vitest 5, needs Node.js 22.12+; every other command runs on 20.19+ (package.json engines).
-  if (first === 'contract' && !runnerSupported(process.versions.node)) {
-    process.stderr.write(
-      `error: service-external-api contract runs its suite with vitest 5, which needs Node.js ^22.12.0 || ^24 || >=26, and this is Node.js ${process.version}; the other commands and every entry point run on it\n`,
-    );
-    process.exit(2);
-  }
   // `--help` of a command needs nothing but the command's own module.
   if (!rest.some((word) => word === '--help' || word === '-h')) {
     const peers = [...(COMMAND_PEERS[first] ?? [])];
@@ -70,7 +69,16 @@ export async function main(argv: string[]): Promise<void> {
       peers.push(...JSON_LOG_PEERS);
     // `drift --spec` reads another version of the contract with the diff command's reader, which bundles with Redocly.
     if (first === 'drift' && rest.some((word) => word === '--spec' || word.startsWith('--spec='))) peers.push(...(COMMAND_PEERS['diff'] ?? []));
-    requirePeers(`service-external-api ${first}`, peers);
+    // On a Node.js that vitest 5 refuses (20), the line that installs a missing runner offers the majors that run there.
+    const vitest = first === 'contract' && !nodeSatisfies(VITEST_5_NODE, process.versions.node) ? peerRangeWithout('vitest', [5]) : undefined;
+    requirePeers(`service-external-api ${first}`, peers, vitest === undefined ? {} : { vitest });
+    // The project's vitest, where it does not run on this Node.js (vitest 5 on Node.js 20): one line with the npx
+    // command that brings vitest 4 for this run.
+    const runner = first === 'contract' ? runnerLine(rest) : undefined;
+    if (runner !== undefined) {
+      process.stderr.write(`${runner}\n`);
+      process.exit(2);
+    }
   }
   switch (first) {
     case 'mock':

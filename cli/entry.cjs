@@ -2,8 +2,10 @@
 // The first code any entry point runs (mock.cjs, which npm start runs, and bin.cjs, the package's bin). Plain CommonJS,
 // so that it runs on every Node.js, and an old one gets one sentence instead of a loader error: the repository's
 // TypeScript sources need type stripping (Node.js 22.18+, 24 in .nvmrc); the compiled package runs on Node.js
-// 20.19+, 22.12+ and 24+ (package.json engines), but for the contract command, whose runner needs 22.12+ (cli.ts). The npm scripts always have Node 24: `npm ci` installs it
-// (devDependency `node`) into node_modules/.bin, which npm puts first on PATH.
+// 20.19+, 22.12+ and 24+ (package.json engines); the contract command runs with the project's vitest, and where that
+// is a vitest that refuses this Node.js (vitest 5 on Node.js 20), cli.ts says in one line what to run instead. The npm
+// scripts always have Node 24: `npm ci` installs it (devDependency `node`) into node_modules/.bin, which npm puts first
+// on PATH.
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 

@@ -156,24 +156,28 @@ function curlSample(method: string, url: string, examples: NamedExample[]): stri
 // --------------------------------------------------------------------------------------------- fetch and Python
 
 function fetchSample(method: string, url: string, examples: NamedExample[]): string {
+  // In a function, not at the top level: top-level await is an ES module's only, and a .js file of a default Node.js
+  // project is CommonJS. So the sample runs pasted into a .js or a .mjs file alike.
   const lines = [
-    `// Node 18+, Deno, Bun or a browser; the token from the environment (${TOKEN_VARIABLE}).`,
-    `const token = process.env.${TOKEN_VARIABLE} ?? '';`,
+    `// Node 18+ (a .js or .mjs file), Deno, Bun or a browser; the token from the environment (${TOKEN_VARIABLE}).`,
+    'async function main() {',
+    `  const token = process.env.${TOKEN_VARIABLE} ?? '';`,
   ];
   examples.forEach((example, i) => {
     lines.push(
       '',
-      `// ${example.summary ?? example.key}`,
-      `const response${i + 1} = await fetch(${tsString(url)}, {`,
-      `  method: ${tsString(method.toUpperCase())},`,
+      `  // ${example.summary ?? example.key}`,
+      `  const response${i + 1} = await fetch(${tsString(url)}, {`,
+      `    method: ${tsString(method.toUpperCase())},`,
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the sample's own template literal, written out as text
-      "  headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },",
-      `  body: JSON.stringify(${tsLiteral(example.value, '  ', true)}),`,
-      '});',
+      "    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },",
+      `    body: JSON.stringify(${tsLiteral(example.value, '    ', true)}),`,
+      '  });',
       // Some error answers are plain text (401, the read-only 403): read the text, parse it when it is JSON.
-      `console.log(response${i + 1}.status, await response${i + 1}.text());`,
+      `  console.log(response${i + 1}.status, await response${i + 1}.text());`,
     );
   });
+  lines.push('}', '', 'main();');
   return lines.join('\n');
 }
 
@@ -207,6 +211,8 @@ function pythonSample(method: string, url: string, examples: NamedExample[]): st
 
 function typescriptSample(baseUrl: string, operationId: string, examples: NamedExample[], field: string[]): string {
   const lines = [
+    // An ES module (import, top-level await): a .ts file of a CommonJS project cannot hold it, a .mts file can.
+    '// An ES module: save it as sample.mts (or as .ts in a project whose package.json says "type": "module").',
     `import { createClient } from '${CLIENT_MODULE}';`,
     '',
     'const api = createClient({',

@@ -2,10 +2,10 @@
 // TypeScript samples are type-checked against the real client with the project's compiler options, and both the
 // TypeScript and the curl samples are run against a local server that checks what they send.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dereference, isObject, listOperations, loadDocument, pointerTo, resolvePointer, type JsonObject } from '../../spec/lib/openapi.ts';
@@ -16,6 +16,12 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const document = loadDocument();
 const samples = generateSamples(document);
 const TOKEN = 'opk_sample-token-0123456789abcdefghijklmnopqrstuvwxyzABCD';
+/** The machine's own Node.js 20 (the first `node` on PATH outside node_modules), if it has one. */
+const NODE_20 = (process.env['PATH'] ?? '')
+  .split(delimiter)
+  .filter((dir) => dir && !dir.includes('node_modules'))
+  .map((dir) => join(dir, 'node'))
+  .find((file) => existsSync(file) && spawnSync(file, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.startsWith('20.'));
 
 /** A copy of the document with one change, for the tests that prove a broken sample is caught. */
 function edited(change: (copy: JsonObject) => void): JsonObject {
@@ -344,6 +350,52 @@ describe('every sample, as a consumer pastes it, runs against the mock: 200 for 
       const result = await run(process.execPath, [file], { ...process.env, API_TOKEN: token });
       expect(result.status, result.stderr).toBe(0);
       expect(answers(result.stdout).map((a) => a.status)).toEqual(s.examples.map(() => 200));
+    }
+  });
+
+  /**
+   * A default Node.js project, as `npm init -y` leaves it: a package.json with no "type", so a .js or .ts file is
+   * CommonJS. `service-external-api/client` resolves there to this repository's client (a stand-in package whose entry
+   * re-exports docs-site/client/index.ts), as it would to the installed package.
+   */
+  const commonJsProject = (): string => {
+    const dir = join(work, 'commonjs-app');
+    const client = join(dir, 'node_modules', 'service-external-api');
+    mkdirSync(client, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', main: 'index.js' }));
+    writeFileSync(join(client, 'package.json'), JSON.stringify({ name: 'service-external-api', type: 'module', exports: { './client': './client.mjs' } }));
+    writeFileSync(join(client, 'client.mjs'), `export * from ${JSON.stringify(pathToFileURL(join(root, 'docs-site', 'client', 'index.ts')).href)};\n`);
+    return dir;
+  };
+
+  it('fetch, pasted into a .js file of a default (CommonJS) Node.js project, as its first line says', async () => {
+    const dir = commonJsProject();
+    for (const s of against()) {
+      expect(s.fetch.split('\n')[0]).toContain('(a .js or .mjs file)');
+      await reset();
+      const file = join(dir, `fetch-${s.operationId}.js`);
+      writeFileSync(file, s.fetch);
+      // Node 24 and, where the machine has it, Node 20: the one that runs a .js file as CommonJS only (no module
+      // syntax detection), where a top-level await is a SyntaxError.
+      for (const node of [process.execPath, ...(NODE_20 ? [NODE_20] : [])]) {
+        await reset();
+        const result = await run(node, [file], { ...process.env, API_TOKEN: token });
+        expect(result.status, `${node}: ${result.stderr}`).toBe(0);
+        expect(answers(result.stdout).map((a) => a.status)).toEqual(s.examples.map(() => 200));
+      }
+    }
+  });
+
+  it('the typed client, saved as sample.mts in a default (CommonJS) project, as its first line says', async () => {
+    const dir = commonJsProject();
+    for (const s of against()) {
+      expect(s.typescript.split('\n')[0]).toBe('// An ES module: save it as sample.mts (or as .ts in a project whose package.json says "type": "module").');
+      await reset();
+      writeFileSync(join(dir, 'sample.mts'), s.typescript);
+      const result = await run(process.execPath, [join(dir, 'sample.mts')], { ...process.env, API_TOKEN: token });
+      expect(result.stderr).toBe('');
+      expect(result.status).toBe(0);
+      expect(result.stdout.trim().split('\n')).toHaveLength(s.examples.length);
     }
   });
 

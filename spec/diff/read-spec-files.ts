@@ -6,8 +6,14 @@
 // too. What passes is copied, as JSON, into a fresh folder, so the bundler reads exactly the files checked here.
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { isMap, isScalar, isSeq, Lexer, parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
 import { isObject } from '../lib/openapi.ts';
+
+/**
+ * The YAML parser, loaded when a YAML file is read: `yaml` is an optional peer dependency of the package, needed by
+ * `diff` only (cli/peers.ts), so `diff --help` and every other command load without it.
+ */
+const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml');
 
 /**
  * The bounds on what is read (spec/README.md, "The contract through change"): beyond any of them, exit 2 with one line.
@@ -82,7 +88,7 @@ function yamlNesting(text: string): number {
   let indent = 0;
   let lineStart = true;
   let deepest = 0;
-  for (const token of new Lexer().lex(text)) {
+  for (const token of new (yaml().Lexer)().lex(text)) {
     if (token === '\n' || token === '\r\n') {
       [onLine, indent, lineStart] = [0, 0, true];
       continue;
@@ -118,18 +124,18 @@ function duplicateKey(root: unknown): string | undefined {
   const stack: unknown[] = [root];
   while (stack.length > 0) {
     const node = stack.pop();
-    if (isMap(node)) {
+    if (yaml().isMap(node)) {
       const seen = new Set<string>();
       for (const pair of node.items) {
         const key: unknown = pair.key;
-        if (isScalar(key) && key.value !== '<<') {
+        if (yaml().isScalar(key) && key.value !== '<<') {
           const name = `${typeof key.value}:${String(key.value)}`;
           if (seen.has(name)) return String(key.value);
           seen.add(name);
         } else if (key !== null) stack.push(key);
         stack.push(pair.value);
       }
-    } else if (isSeq(node)) for (const item of node.items) stack.push(item);
+    } else if (yaml().isSeq(node)) for (const item of node.items) stack.push(item);
   }
   return undefined;
 }
@@ -153,7 +159,7 @@ function parseSpecText(text: string, file: string, label: string): unknown {
     try {
       // Keys are checked for duplicates here, in one pass: the parser's own check compares each key with every key
       // before it, which made one 7.8 MB map of 120,000 keys take minutes.
-      const document = parseDocument(text, { uniqueKeys: false, merge: true, prettyErrors: false });
+      const document = yaml().parseDocument(text, { uniqueKeys: false, merge: true, prettyErrors: false });
       const [error] = document.errors;
       if (error) throw error;
       const duplicate = duplicateKey(document.contents);

@@ -17,6 +17,7 @@ import { loadDocument } from '../lib/openapi.ts';
 import { PERSONAS } from '../../generated/mock-fixtures.ts';
 import { SAMPLE_LANGUAGES, sampleLanguageList } from '../../docs-site/sample-languages.ts';
 import { MSW_PACKAGES } from '../../mock/test/msw-majors.ts';
+import { nodeSatisfies } from '../../cli/peers.ts';
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string;
@@ -28,8 +29,6 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 /** The version of a package this repository installed (a devDependency, or an alias of one: `msw3` is msw 3). */
 const installedVersion = (name: string): string =>
   (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
-/** One msw of each major the handlers are tested on, oldest first: the last one stays installed for the tests after. */
-const MSW_VERSIONS = MSW_PACKAGES.map(installedVersion);
 const operationIds = Object.values(loadDocument()['paths'] as Record<string, Record<string, { operationId: string }>>).flatMap((item) =>
   Object.values(item).map((op) => op.operationId),
 );
@@ -38,6 +37,62 @@ let work = '';
 let consumer = '';
 let tarball = '';
 let files: string[] = [];
+
+/**
+ * The peer matrix: consumer projects that pin the oldest and the newest of each major package.json's peer ranges
+ * admit, combined so that installs are few. With `consumer` (below: the versions this repository tests with, the
+ * newest of everything) they are the four projects each entry point runs in, on Node.js 20 and on Node.js 24.
+ */
+const MATRIX = [
+  {
+    name: 'oldest of every older major',
+    peers: { vitest: '3.0.0', 'fast-check': '3.22.0', express: '4.21.0', '@types/express': '4.17.21', msw: '2.0.0' },
+  },
+  {
+    name: 'newest of every older major',
+    peers: { vitest: '4.1.12', 'fast-check': '3.23.2', express: '4.22.3', '@types/express': '4.17.25', msw: '2.15.0' },
+  },
+  {
+    name: 'oldest of the newest majors',
+    peers: { vitest: '5.0.0', 'fast-check': '4.0.0', express: '5.0.0', '@types/express': '5.0.0', msw: '3.0.0' },
+  },
+] as const;
+type Project = { name: string; dir: string; peers: Readonly<Record<string, string>> };
+const projects: Project[] = [];
+
+/** The machine's own Node.js 20 (the first `node` on PATH outside node_modules), or undefined on a machine without one. */
+const NODE_20 = (process.env['PATH'] ?? '')
+  .split(delimiter)
+  .filter((dir) => dir && !dir.includes('node_modules'))
+  .map((dir) => join(dir, 'node'))
+  .find((file) => existsSync(file) && spawnSync(file, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.startsWith('20.'));
+/** The Node.js versions each project runs on: the repository's Node 24 (this process's) and the machine's Node 20. */
+const NODES: ReadonlyArray<{ label: string; node: string | undefined }> = [
+  { label: 'Node 24', node: process.execPath },
+  { label: 'Node 20', node: NODE_20 },
+];
+
+/** Runs the jobs at most `lanes` at once (the machine has two cores). */
+async function inLanes<T>(jobs: ReadonlyArray<() => Promise<T>>, lanes = 2): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: lanes }, async () => {
+      for (let i = next++; i < jobs.length; i = next++) results[i] = await (jobs[i] as () => Promise<T>)();
+    }),
+  );
+  return results;
+}
+
+/** npm install in a fresh project: the tarball and the given packages, with npm's cache first. */
+async function installProject(dir: string, specs: ReadonlyArray<string>): Promise<void> {
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer-app', private: true, type: 'module' }, null, 2));
+  // A plain `npm install` (no --legacy-peer-deps): an optional peer the project already has must never stop it.
+  const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, ...specs], { cwd: dir, timeout: 240_000 });
+  expect(install.status, explain(install)).toBe(0);
+  expect(install.stderr).not.toMatch(/ERESOLVE|Conflicting peer/);
+}
 
 beforeAll(async () => {
   if (!existsSync(join(ROOT, 'dist', 'cli', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
@@ -49,17 +104,24 @@ beforeAll(async () => {
   tarball = join(work, packed.filename);
   files = packed.files.map((f) => f.path);
   consumer = join(work, 'app');
-  mkdirSync(consumer);
-  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer-app', private: true, type: 'module' }, null, 2));
-  // Offline first: `npm ci` of this repository has put every dependency of the package into npm's cache. The optional
-  // peers the commands need are installed beside it, at the versions this repository tests with, as the README says
-  // (Redocly, for `diff`, is added by its own test; footprint.test.ts covers the project without them).
-  const peers = ['express', '@types/express', 'vitest', 'fast-check', 'ioredis'].map(
-    (name) => `${name}@${(JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version}`,
+  // Offline first: `npm ci` of this repository has put the newest project's packages into npm's cache (the matrix's
+  // older versions come from the registry the first time). The optional peers the commands need are installed beside
+  // the package, as the README says (Redocly, for `diff`, is added by its own test; footprint.test.ts covers the
+  // project without them).
+  const newest = Object.fromEntries(['express', '@types/express', 'vitest', 'fast-check', 'ioredis'].map((name) => [name, installedVersion(name)] as const));
+  const newestPeers = { ...newest, msw: installedVersion(MSW_PACKAGES.at(-1) ?? 'msw') };
+  projects.push({ name: 'newest of everything', dir: consumer, peers: newestPeers });
+  for (const [i, { name, peers }] of MATRIX.entries()) projects.push({ name, dir: join(work, `matrix-${i + 1}`), peers });
+  await inLanes(
+    projects.map(
+      (project) => () =>
+        installProject(
+          project.dir,
+          Object.entries(project.peers).map(([name, version]) => `${name}@${version}`),
+        ),
+    ),
   );
-  const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, ...peers], { cwd: consumer, timeout: 240_000 });
-  expect(install.status, explain(install)).toBe(0);
-}, 300_000);
+}, 420_000);
 
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
@@ -78,6 +140,22 @@ describe('the tarball', () => {
     ).toEqual([]);
     // The contract suite's own files (contract-tests/tests/) ship: `service-external-api contract` runs them.
     expect(files.filter((f) => /\/(test|bench|fuzz|results)\//.test(f) || /(^|\/)\.ci\//.test(f))).toEqual([]);
+  });
+
+  it('has source maps whose every source resolves: embedded (sourcesContent) or a file the package ships', () => {
+    const installed = join(consumer, 'node_modules', 'service-external-api');
+    const maps = files.filter((file) => file.endsWith('.map'));
+    expect(maps.length).toBeGreaterThan(50);
+    const unresolved: string[] = [];
+    for (const file of maps) {
+      const map = JSON.parse(readFileSync(join(installed, file), 'utf8')) as { sources: string[]; sourceRoot?: string; sourcesContent?: Array<string | null> };
+      expect(map.sources.length, file).toBeGreaterThan(0);
+      map.sources.forEach((source, i) => {
+        const embedded = typeof map.sourcesContent?.[i] === 'string' && (map.sourcesContent[i] ?? '').length > 0;
+        if (!embedded && !existsSync(join(installed, dirname(file), map.sourceRoot ?? '', source))) unresolved.push(`${file} → ${source}`);
+      });
+    }
+    expect(unresolved).toEqual([]);
   });
 
   it('has every export target and the bin in it', () => {
@@ -128,75 +206,6 @@ const server = app.listen(0, '127.0.0.1', async () => {
     const printed = JSON.parse(result.stdout) as { paused: string; status: number; id: string; state: string };
     expect(printed).toEqual({ paused: printed.paused, status: 200, id: printed.paused, state: 'active' });
   }, 40_000);
-
-  // Every msw major the peer range admits, at the version this repository tests it with (devDependencies `msw` and
-  // `msw3`, an alias): installed after the package, as a frontend team adds it, without --legacy-peer-deps.
-  it.each(MSW_VERSIONS)(
-    'with msw %s installed after it (no --legacy-peer-deps), setupServer(...createMockHandlers()) answers fetch like npm start: 200, the plain-text 403, state kept, reset(); and it type-checks strictly',
-    async (version) => {
-      expect(manifest.peerDependencies['msw']?.split(' || ')).toContain(`^${version.split('.')[0] ?? ''}.0.0`);
-      const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `msw@${version}`], { cwd: consumer, timeout: 180_000 });
-      expect(install.status, explain(install)).toBe(0);
-      expect(install.stderr).not.toMatch(/ERESOLVE|peer/i);
-      expect((JSON.parse(readFileSync(join(consumer, 'node_modules', 'msw', 'package.json'), 'utf8')) as { version: string }).version).toBe(version);
-      writeFileSync(
-        join(consumer, 'msw.mjs'),
-        `import { setupServer } from 'msw/node';
-import { createMockHandlers } from 'service-external-api/msw';
-const baseUrl = 'https://api.example.test';
-const mock = createMockHandlers({ baseUrl });
-const server = setupServer(...mock);
-server.listen({ onUnhandledRequest: 'error', onUnhandledFrame: 'error' }); // msw 2's name, msw 3's name
-const fixtures = await mock.fixtures();
-const resume = (token) => fetch(baseUrl + '/api/external/v1/projects/resume', { method: 'POST', headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json' }, body: JSON.stringify({ project_id: fixtures.projects.paused, message: '{"type":"doc","content":[]}' }) });
-const readOnly = await resume(fixtures.tokens.read_only);
-const out = { readOnly: [readOnly.status, readOnly.headers.get('content-type'), await readOnly.text()] };
-const first = await resume(fixtures.tokens.full_access);
-out.first = [first.status, first.headers.get('content-type'), (await first.json()).project.state];
-const again = await resume(fixtures.tokens.full_access);
-out.again = [again.status, (await again.json()).project.state];
-out.events = (await mock.events()).length;
-await mock.reset();
-out.afterReset = (await mock.events()).length;
-server.close();
-console.log(JSON.stringify(out));
-`,
-      );
-      const result = await run(process.execPath, ['msw.mjs'], { cwd: consumer, timeout: 30_000 });
-      expect(result.status, explain(result)).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual({
-        readOnly: [403, null, texts.readOnly],
-        first: [200, 'application/json; charset=utf-8', 'active'],
-        again: [200, 'active'],
-        events: 2,
-        afterReset: 0,
-      });
-      // The same in TypeScript, strict and with skipLibCheck: false: the package's types meet that msw's.
-      writeFileSync(
-        join(consumer, 'msw-types.ts'),
-        `import { setupServer } from 'msw/node';
-import { createMockHandlers, type MockHandlers } from 'service-external-api/msw';
-const mock: MockHandlers = createMockHandlers({ baseUrl: 'https://api.example.test' });
-export const server = setupServer(...mock);
-export const tokens = async (): Promise<string[]> => Object.values((await mock.fixtures()).tokens);
-`,
-      );
-      writeFileSync(
-        join(consumer, 'tsconfig.msw.json'),
-        JSON.stringify({
-          compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, skipLibCheck: false, noEmit: true },
-          files: ['msw-types.ts'],
-        }),
-      );
-      const tsc = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.msw.json'], {
-        cwd: consumer,
-        timeout: 120_000,
-      });
-      expect(tsc.status, explain(tsc)).toBe(0);
-      expect(tsc.stdout).toBe('');
-    },
-    300_000,
-  );
 
   it("the README's frontend test example runs green with the consumer's own vitest", async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -277,9 +286,10 @@ export const tokens = async (): Promise<string[]> => Object.values((await mock.f
       join(consumer, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true, skipLibCheck: false, noEmit: true },
-        files: ['every-entry.ts'],
+        files: ['every-entry.ts', 'peers-types.ts'],
       }),
     );
+    writePeersTypes(consumer);
     writeFileSync(
       join(consumer, 'every-entry.ts'),
       `import { createMockApp, defaultSeed, type MockOptions } from 'service-external-api';
@@ -574,16 +584,22 @@ describe('npx service-external-api diff in the consumer project', () => {
         .split('\n')
         .filter((l) => !l.startsWith('npm warn')),
     ).toEqual([
-      "error: service-external-api diff needs @redocly/cli (optional peer dependency of service-external-api, not installed): npm install --save-dev '@redocly/cli@^2.77.0'",
+      existsSync(join(consumer, 'node_modules', 'yaml', 'package.json'))
+        ? `error: service-external-api diff needs @redocly/cli (optional peer dependency of service-external-api, not installed): npm install --save-dev '@redocly/cli@${manifest.peerDependencies['@redocly/cli']}'`
+        : `error: service-external-api diff needs @redocly/cli, yaml (optional peer dependencies of service-external-api, not installed): npm install --save-dev '@redocly/cli@${manifest.peerDependencies['@redocly/cli']}' 'yaml@${manifest.peerDependencies['yaml']}'`,
     ]);
   }, 60_000);
 
   it('with the peer installed, grades a breaking edit of the shipped spec ERR (exit 1) and the spec against itself as no change', async () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'node_modules', '@redocly', 'cli', 'package.json'), 'utf8')) as { version: string };
-    const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `@redocly/cli@${manifest.version}`], {
-      cwd: consumer,
-      timeout: 240_000,
-    });
+    const install = await run(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', `@redocly/cli@${manifest.version}`, `yaml@${installedVersion('yaml')}`],
+      {
+        cwd: consumer,
+        timeout: 240_000,
+      },
+    );
     expect(install.status, explain(install)).toBe(0);
     const shipped = join(consumer, 'node_modules', 'service-external-api', 'dist', 'generated', 'openapi.json');
     const document = JSON.parse(readFileSync(shipped, 'utf8')) as {
@@ -626,7 +642,7 @@ describe('the Node.js check every entry point makes first', () => {
     expect(result.stderr).toMatch(/^error: this is Node\.js v20\.20\.2, and the repository's TypeScript sources need Node\.js 24 .*npm start, npm test.*\n$/);
   });
 
-  it('the installed bin runs on Node 20.19+, names the supported versions below, and says contract needs 22.12+', async () => {
+  it("the installed bin runs on Node 20.19+, names the supported versions below, and says what runs contract where the project's vitest 5 refuses Node 20", async () => {
     const bin = join(consumer, 'node_modules', 'service-external-api', 'dist', 'cli', 'bin.cjs');
     const old = await run(process.execPath, ['--require', as('20.18.1'), bin, '--version'], { cwd: consumer });
     expect(old.status).toBe(1);
@@ -639,7 +655,7 @@ describe('the Node.js check every entry point makes first', () => {
     const contract = await run(process.execPath, ['--require', as('20.20.2'), bin, 'contract', '--base-url', 'http://127.0.0.1:9'], { cwd: consumer });
     expect(contract.status, explain(contract)).toBe(2);
     expect(contract.stderr).toBe(
-      'error: service-external-api contract runs its suite with vitest 5, which needs Node.js ^22.12.0 || ^24 || >=26, and this is Node.js v20.20.2; the other commands and every entry point run on it\n',
+      `error: service-external-api contract: this project's vitest ${installedVersion('vitest')} needs Node.js ^22.12.0 || ^24.0.0 || >=26.0.0, and this is Node.js v20.20.2; run the suite with vitest 4, which runs here: (cd "$(mktemp -d)" && npx --yes -p service-external-api@${manifest.version} -p vitest@4 -p fast-check@4 service-external-api contract --base-url http://127.0.0.1:9)\n`,
     );
   });
 
@@ -695,5 +711,193 @@ describe("the README's tables are the package's", () => {
     );
     expect(commands.length).toBeGreaterThan(3);
     expect(named.sort()).toEqual(commands.sort());
+  });
+});
+
+/** mock/README's `listen` options (msw 2 reads one name, msw 3 the other): the form every snippet there shows. */
+const LISTEN_OPTIONS = /const strict = (\{ onUnhandledRequest: 'error', onUnhandledFrame: 'error' \}) as const;/.exec(
+  readFileSync(join(ROOT, 'mock', 'README.md'), 'utf8'),
+)?.[1];
+
+/** A file that types createMockApp with the project's @types/express and the MSW handlers with its msw, and calls
+ * listen with mock/README's options (both names, through a const): strict TypeScript must accept it on msw 2 and 3. */
+function writePeersTypes(dir: string): void {
+  writeFileSync(
+    join(dir, 'peers-types.ts'),
+    `import { setupServer } from 'msw/node';
+import { createMockHandlers, type MockHandlers } from 'service-external-api/msw';
+import { createMockApp, type MockApp } from 'service-external-api/mock';
+const mock: MockHandlers = createMockHandlers({ baseUrl: 'https://api.example.test' });
+export const server = setupServer(...mock);
+const strict = ${LISTEN_OPTIONS ?? '{}'} as const;
+server.listen(strict);
+export const app: MockApp = createMockApp();
+export const port = (): number | undefined => { const address = app.listen(0).address(); return typeof address === 'object' && address !== null ? address.port : undefined; };
+export const tokens = async (): Promise<string[]> => Object.values((await mock.fixtures()).tokens);
+`,
+  );
+}
+
+describe('the peer matrix: each entry point in projects with the oldest and newest of each supported major, on Node.js 24 and 20', () => {
+  const NAMES = ['newest of everything', ...MATRIX.map((m) => m.name)];
+  const project = (name: string): Project => {
+    const found = projects.find((p) => p.name === name);
+    if (!found) throw new Error(`no project ${name}`);
+    return found;
+  };
+  /** The package's own mock, from the installed tarball, in this process: what each project's contract run checks. */
+  let mockUrl = '';
+  let mockServer: { close(): void } | undefined;
+  beforeAll(async () => {
+    const { createMockApp } = (await import(join(consumer, 'node_modules', 'service-external-api', 'dist', 'mock', 'src', 'index.js'))) as {
+      createMockApp: () => { listen(port: number, host: string, ready: () => void): { address(): unknown; close(): void } };
+    };
+    await new Promise<void>((ready) => {
+      const server = createMockApp().listen(0, '127.0.0.1', () => ready());
+      mockServer = server;
+    });
+    mockUrl = `http://127.0.0.1:${(mockServer as unknown as { address(): { port: number } }).address().port}`;
+  });
+  afterAll(() => mockServer?.close());
+
+  it('mock/README shows msw listen options that work on msw 2 and 3', () => {
+    expect(LISTEN_OPTIONS).toBeDefined();
+  });
+
+  describe.each(NAMES)('%s', (name) => {
+    for (const { label, node } of NODES)
+      it(`on ${label}: createMockApp with its express, the MSW handlers with its msw (the README listen options refuse an unmatched request), the client`, async (context) => {
+        if (node === undefined) {
+          context.skip('no Node.js 20 on this machine');
+          return;
+        }
+        const { dir, peers } = project(name);
+        const version = spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
+        // msw 3 needs Node.js 22.12+ (its engines; on 20 its interceptor calls Promise.withResolvers): a combination
+        // msw itself refuses, so there the script leaves msw out, and this says why.
+        const msw = JSON.parse(readFileSync(join(dir, 'node_modules', 'msw', 'package.json'), 'utf8')) as { version: string; engines?: { node?: string } };
+        const mswRuns = nodeSatisfies(msw.engines?.node ?? '*', version);
+        if (!mswRuns) expect([msw.version.split('.')[0], version.split('.')[0]]).toEqual(['3', '20']);
+        writeFileSync(
+          join(dir, 'entries.mjs'),
+          `import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createMockApp } from 'service-external-api/mock';
+import { createClient } from 'service-external-api/client';
+const version = (name) => JSON.parse(readFileSync('node_modules/' + name + '/package.json', 'utf8')).version;
+const out = { express: version('express') };
+const app = createMockApp();
+const server = app.listen(0, '127.0.0.1');
+await new Promise((r) => server.once('listening', r));
+const local = 'http://127.0.0.1:' + server.address().port;
+const fixtures = await (await fetch(local + '/__mock/fixtures')).json();
+const api = createClient({ baseUrl: local, token: fixtures.tokens.full_access });
+const resumed = await api.resumeProject({ project_id: fixtures.projects.paused, message: '{"type":"doc","content":[]}' });
+out.app = [resumed.status, resumed.body.project.state];
+const again = await api.resumeProject({ project_id: fixtures.projects.paused, message: '{"type":"doc","content":[]}' });
+out.again = [again.status, again.body.project.state];
+const refused = await createClient({ baseUrl: local, token: fixtures.tokens.read_only }).resumeProject({ project_id: fixtures.projects.paused, message: '{"type":"doc","content":[]}' });
+out.readOnlyApp = refused.status;
+await new Promise((r) => server.close(r));
+if (process.argv[2] !== 'no-msw') {
+  const { setupServer } = await import('msw/node');
+  const { createMockHandlers } = await import('service-external-api/msw');
+  out.msw = version('msw');
+  // A loopback port nobody listens on, for the request no handler matches.
+  const probe = createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => probe.once('listening', r));
+  const closed = probe.address().port;
+  await new Promise((r) => probe.close(r));
+  const baseUrl = 'https://api.example.test';
+  const mock = createMockHandlers({ baseUrl });
+  const msw = setupServer(...mock);
+  const printed = [];
+  const error = console.error;
+  console.error = (...args) => void printed.push(args.join(' '));
+  const strict = ${LISTEN_OPTIONS ?? '{}'};
+  msw.listen(strict);
+  const mswFixtures = await mock.fixtures();
+  const resume = (token) => fetch(baseUrl + '/api/external/v1/projects/resume', { method: 'POST', headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json' }, body: JSON.stringify({ project_id: mswFixtures.projects.paused, message: '{"type":"doc","content":[]}' }) });
+  const readOnly = await resume(mswFixtures.tokens.read_only);
+  out.readOnly = [readOnly.status, await readOnly.text()];
+  const first = await resume(mswFixtures.tokens.full_access);
+  out.first = [first.status, (await first.json()).project.state];
+  // Refused by msw itself ('error': an [MSW] Error printed), never sent: one sent would meet the closed port (ECONNREFUSED).
+  out.unmatched = await fetch('http://127.0.0.1:' + closed + '/unmatched').then((r) => 'answered ' + r.status, (e) => /ECONNREFUSED/.test(String(e.cause?.code ?? e.cause ?? '')) ? 'sent' : 'refused by msw');
+  out.mswError = printed.some((line) => line.startsWith('[MSW] Error'));
+  msw.close();
+  console.error = error;
+}
+console.log(JSON.stringify(out));
+`,
+        );
+        const result = await run(node, ['entries.mjs', ...(mswRuns ? [] : ['no-msw'])], { cwd: dir, timeout: 60_000 });
+        expect(result.status, explain(result)).toBe(0);
+        expect(JSON.parse(result.stdout)).toEqual({
+          express: peers['express'],
+          app: [200, 'active'],
+          again: [200, 'active'],
+          readOnlyApp: 403,
+          ...(mswRuns ? { msw: peers['msw'], readOnly: [403, texts.readOnly], first: [200, 'active'], unmatched: 'refused by msw', mswError: true } : {}),
+        });
+      }, 90_000);
+
+    for (const { label, node } of NODES)
+      it(`on ${label}: the contract command with its vitest and fast-check (or, where that vitest refuses the Node.js, the one line to run instead)`, async (context) => {
+        if (node === undefined) {
+          context.skip('no Node.js 20 on this machine');
+          return;
+        }
+        const { dir, peers } = project(name);
+        const bin = join(dir, 'node_modules', 'service-external-api', 'dist', 'cli', 'bin.cjs');
+        const version = spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
+        const vitest = peers['vitest'] ?? '';
+        const refused = vitest.startsWith('5.') && version.startsWith('20.');
+        const result = await run(node, [bin, 'contract', '--base-url', mockUrl, 'properties'], { cwd: dir, timeout: 120_000 });
+        if (!refused) {
+          expect(result.status, explain(result)).toBe(0);
+          // vitest 3 shows the terminal's cursor again after the verdict (an escape sequence, nothing printed).
+          expect(stripVTControlCharacters(result.stdout).trimEnd().split('\n').at(-1)).toMatch(
+            /^contract: [1-9]\d* passed, 0 failed, 0 skipped, \d+ warnings(, 0 errors)? — PASS$/,
+          );
+          return;
+        }
+        // vitest 5 needs Node.js 22.12+: one line with the command that brings vitest 4 for the run.
+        expect(result.status, explain(result)).toBe(2);
+        expect(result.stderr).toBe(
+          `error: service-external-api contract: this project's vitest ${vitest} needs Node.js ^22.12.0 || ^24.0.0 || >=26.0.0, and this is Node.js v${version}; run the suite with vitest 4, which runs here: (cd "$(mktemp -d)" && npx --yes -p service-external-api@${manifest.version} -p vitest@4 -p fast-check@4 service-external-api contract --base-url ${mockUrl} properties)\n`,
+        );
+        if (name !== 'oldest of the newest majors') return;
+        // The line runs as printed, with Node 20's npm, but for the package from the tarball instead of the registry.
+        const line = (result.stderr.split('which runs here: ')[1] ?? '').trim().replace(`service-external-api@${manifest.version}`, tarball);
+        const ran = await run('sh', ['-c', line], {
+          cwd: dir,
+          env: { PATH: `${dirname(node)}${delimiter}/usr/bin${delimiter}/bin`, npm_config_prefer_offline: 'true' },
+          timeout: 240_000,
+        });
+        expect(ran.status, explain(ran)).toBe(0);
+        expect(ran.stdout.trimEnd().split('\n').at(-1)).toMatch(/^contract: [1-9]\d* passed, 0 failed, 0 skipped, \d+ warnings(, 0 errors)? — PASS$/);
+      }, 300_000);
+
+    // The types of the oldest of each older major (@types/express 4.17.21, msw 2.0.0); the newest of everything's are
+    // checked with the file that imports every entry point (above), and the ones between are within these two.
+    if (name === 'oldest of every older major')
+      it('tsc (nodenext, strict, skipLibCheck: false): createMockApp with its @types/express, the MSW handlers with its msw and the README listen options', async () => {
+        const { dir } = project(name);
+        writePeersTypes(dir);
+        writeFileSync(
+          join(dir, 'tsconfig.peers.json'),
+          JSON.stringify({
+            compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, skipLibCheck: false, noEmit: true },
+            files: ['peers-types.ts'],
+          }),
+        );
+        const tsc = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.peers.json'], {
+          cwd: dir,
+          timeout: 120_000,
+        });
+        expect(tsc.stdout, explain(tsc)).toBe('');
+        expect(tsc.status, explain(tsc)).toBe(0);
+      }, 150_000);
   });
 });

@@ -64,9 +64,11 @@ function compile(): readonly ts.Diagnostic[] {
     outDir: OUT,
     rootDir: ROOT,
     declaration: true,
-    // Maps to the TypeScript's files and lines (a stack trace under --enable-source-maps names them), without the
-    // sources themselves: they would double what the package weighs, and the repository has them.
+    // Maps to the TypeScript's files and lines (a stack trace under --enable-source-maps names them, a debugger shows
+    // them), with the sources embedded (sourcesContent): the package ships no .ts file, so a map that only named
+    // mock/src/*.ts would point at nothing (spec/test/package.test.ts resolves every `sources` entry).
     sourceMap: true,
+    inlineSources: true,
     rewriteRelativeImportExtensions: true,
     allowImportingTsExtensions: false,
     // The sources are checked by `npm run typecheck`; the emitted .d.ts files are checked by the consumer test.
