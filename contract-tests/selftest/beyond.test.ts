@@ -1,4 +1,4 @@
-// The rules beyond one caller (issue 44), on answers built here: the caller's permissions (caller.ts), list orders,
+// The rules beyond one caller, on answers built here: the caller's permissions (caller.ts), list orders,
 // nested ids, timestamps that agree (agreement.ts), numbers in Jason's bytes (spec/lib/number-form.ts) and the
 // subscriptions a write leaves (subscriptions.ts). Each rule passes production's own answer (the spec's examples) and
 // names the one field a deviation breaks.

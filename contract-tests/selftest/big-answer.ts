@@ -1,4 +1,4 @@
-// The attack of issue 45 item 1, as a value: a valid closeGoal 200 (the spec's own example) whose goal has `items`
+// The costliest answer the proxy was fed, as a value: a valid closeGoal 200 (the spec's own example) whose goal has `items`
 // checklist entries, each wrong in several fields (about 128 bytes and 6 violations per entry: 6,000 entries are the
 // 766 KB answer that froze the proxy). The proxy's and the conformance core's tests and the proxy's bench use it.
 import { isObject, loadDocument, resolvePointer } from '../../spec/lib/openapi.ts';

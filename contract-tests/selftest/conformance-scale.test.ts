@@ -1,4 +1,4 @@
-// The conformance core on answers built to cost (issue 45, items 1 and 7): a valid closeGoal 200 whose checklist has
+// The conformance core on answers built to cost: a valid closeGoal 200 whose checklist has
 // thousands of bad entries is checked with work linear in its size (counted: the validator's calls and the largest
 // error list it hands over, never the time), a body nested past MAX_BODY_DEPTH is one violation, the violations one
 // exchange lists are capped with an exact "and N more", and strings from the answer reach a message escaped.

@@ -863,7 +863,7 @@ export const cases: Case[] = [
       },
     ],
   },
-  // Beyond one caller (issue 44): what only another allowed caller, a list order, a nested id, a number's bytes or two
+  // Beyond one caller: what only another allowed caller, a list order, a nested id, a number's bytes or two
   // timestamps of one answer show. Each fault is one the earlier rules let through. The faults on the bytes come last:
   // the others parse and write the body again.
   {

@@ -1,4 +1,4 @@
-// The validation proxy against hostile traffic (issue 21): it holds no more than its buffers when the target does not
+// The validation proxy against hostile traffic: it holds no more than its buffers when the target does not
 // read an upload or the client does not read an answer (backpressure both ways), forwards an absolute-form target in
 // origin form to --target only, answers only the Host names it listens on, and refuses a cross-site reset.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -197,7 +197,7 @@ async function echoingTarget(): Promise<{ port: number; tokens: string[] }> {
         .then(async (answer) => {
           const auth = req.headers.authorization ?? '';
           const echoed = [
-            // Encoded first (issue 34, item 4), so that the proxy's 300-character excerpt holds them too: base64
+            // Encoded first, so that the proxy's 300-character excerpt holds them too: base64
             // standard and URL-safe, with and without padding, hex and every byte %XX, of the token and of the header.
             ...encodings(auth.replace(/^\S+\s+/, '')).slice(0, 3),
             auth,

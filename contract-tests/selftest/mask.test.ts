@@ -1,4 +1,4 @@
-// The masker and encoded tokens (issue 34, item 4): a target that echoes a token base64- or hex-encoded, or every byte
+// The masker and encoded tokens: a target that echoes a token base64- or hex-encoded, or every byte
 // percent-encoded, must not get it printed. The encodings here are computed independently of io/mask.ts.
 import { describe, expect, it } from 'vitest';
 import { createMasker } from '../io/mask.ts';

@@ -1,4 +1,4 @@
-// The validation proxy's bodies (issue 34, items 1 and 2): an answer compressed with gzip, deflate or br is checked
+// The validation proxy's bodies: an answer compressed with gzip, deflate or br is checked
 // decoded and forwarded byte for byte; a body that is not what its Content-Encoding says is itself a violation; and the
 // proxy's own reads of the mock's records stop at --max-body-bytes and --timeout, the client's request answered either way.
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';

@@ -1,4 +1,4 @@
-// The validation proxy against answers built to cost (issue 45, items 1, 2 and 7): a 200 with 6,000 bad checklist
+// The validation proxy against answers built to cost: a 200 with 6,000 bad checklist
 // entries is one entry of at most 100 violations and an exact "and N more", with the log bounded in bytes; codings
 // stacked past MAX_CODINGS, or decoding past one byte budget for all the layers, are one violation and the proxy goes
 // on serving; a target's field names and ids that hold LF, CR, ESC or C1 reach no line, JSON entry or JUnit raw.

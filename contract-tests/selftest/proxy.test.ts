@@ -262,7 +262,7 @@ describe('the validation proxy in front of each injected fault', () => {
     for (const name of ['wrong status', 'dropped required field', 'wrong type', 'wrong error body', 'read-only token writes', 'state not applied'])
       expect(reached.get(name), name).toBe(true);
   });
-  it('the smoke set reaches the faults beyond one caller (issue 44), and the proxy names each', () => {
+  it('the smoke set reaches the faults beyond one caller, and the proxy names each', () => {
     for (const name of [
       'the editor gets full access in every answer',
       'the editor shows the champion’s unread notifications',
@@ -569,7 +569,7 @@ describe('npm run proxy', () => {
       expect(stdout).toMatch(/^SIGTERM: 14 exchanges checked, 2 broke the contract \(2 violations, \d+ warnings\); JUnit report: /m);
       noToken(stdout);
       const xml = readFileSync(report, 'utf8');
-      // 18 rules per operation (the header rules of issue 35 and the encoding rule of issue 34 among them).
+      // 18 rules per operation (the header rules and the encoding rule among them).
       expect(xml).toMatch(/<testsuites name="contract proxy → http:\/\/127\.0\.0\.1:\d+" tests="36" failures="2"/);
       for (const op of operationModels()) {
         expect(xml).toContain(`<testsuite name="${op.operationId}" tests="18" failures="1"`);

@@ -1,4 +1,4 @@
-// Rehearsed answers (issue 43, major 4): the validation proxy in front of this package's mock excuses what the mock
+// Rehearsed answers: the validation proxy in front of this package's mock excuses what the mock
 // was asked to rehearse (a queued scenario's 500 or gateway 503, a Prefer header's 502), marked X-Mock-Rehearsal, and
 // lists it as rehearsed in its summary; the same mark from a target that is not the mock (it does not serve the
 // mock's fixtures), or a `prefer` mark on a request that asked for nothing, excuses nothing and is a violation.

@@ -1,4 +1,4 @@
-// The contract reporter and the suite's curl lines print what came from outside escaped (issue 45, item 7): a target's
+// The contract reporter and the suite's curl lines print what came from outside escaped: a target's
 // id or field name with LF, CR, ESC or a C1 control, a test's message with them, a request body with them, never
 // start a line of their own nor an ANSI sequence in a CI log; the curl line still sends the same bytes when run.
 import { execFileSync } from 'node:child_process';

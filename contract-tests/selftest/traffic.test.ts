@@ -1,4 +1,4 @@
-// Recorded traffic (issue 46): the contract suite's whole traffic recorded through the proxy in front of the mock
+// Recorded traffic: the contract suite's whole traffic recorded through the proxy in front of the mock
 // (proxy --record's recorder), with no credential left in any form; drift finds nothing in that faithful recording and
 // flags each production deviation injected into it (wrong status, missing field, wrong error text, wrong order of
 // checks, a write changing what it leaves alone), in SARIF that holds to 2.1.0's structure; replay against a fresh mock

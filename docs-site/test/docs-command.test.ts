@@ -1,4 +1,4 @@
-// `docs --out` (issue 43, minor 14): a path ending in / or an existing directory gets index.html inside it (folders
+// `docs --out`: a path ending in / or an existing directory gets index.html inside it (folders
 // made as needed), a .html path is the page itself, and anything else is one line naming what to write instead, never
 // a file named like the folder the user meant (`--out site` used to write a FILE `site`, and `--out site/` then
 // failed with EEXIST).

@@ -116,7 +116,7 @@ describe.skipIf(missing)(
       expect(await page.getByText(readOnly).first().isVisible()).toBe(true);
     });
 
-    it("renders the introduction's Operations list as one list item per operation (issue 43, minor 12)", async () => {
+    it("renders the introduction's Operations list as one list item per operation", async () => {
       // info.description is folded YAML: two list lines with no blank line between them fold into one bullet.
       // Redoc puts each `## ` section of the introduction in an element of its own, named by the heading.
       const items = (await page.locator('[data-section-id="/section/operations"] ul > li').allTextContents()).map((t) => t.trim());

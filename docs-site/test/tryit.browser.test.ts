@@ -321,7 +321,7 @@ describe.skipIf(missing)(
       }
     });
 
-    it('shows a redirect as the answer and never follows it: nothing reaches the other server (issue 34, item 6)', async () => {
+    it('shows a redirect as the answer and never follows it: nothing reaches the other server', async () => {
       // Two loopback servers: the one named answers every POST with 307 to the other, which records what reaches it.
       const reached: string[] = [];
       const cors = {

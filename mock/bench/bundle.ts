@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
-/** The limits of issue 23: all chunks, and what loads before the first mocked answer, in gzip bytes. */
+/** The bundle's limits: all chunks, and what loads before the first mocked answer, in gzip bytes. */
 export const BUNDLE_LIMITS = { total_gzip: 120 * 1024, first_answer_gzip: 60 * 1024 } as const;
 
 export type BundleReport = {

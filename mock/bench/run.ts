@@ -1,5 +1,5 @@
 // `npm run bench`: the mock against Prism, the parse-and-stringify Express floor and two bare baselines, in one run,
-// on loopback, with the targets of issue 17; the stage table of the mock's core beside them; memory after the load and
+// on loopback, with its targets; the stage table of the mock's core beside them; memory after the load and
 // after 100 sessions × N writes; cold and in-process start. See mock/bench/README.md for what is measured and how to
 // read it.
 //

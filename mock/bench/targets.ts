@@ -1,7 +1,7 @@
-// Issue 17's targets (see README.md, "Targets"): the numbers alone, imported by the tables that mark them and by the
+// The bench's targets (see README.md, "Targets"): the numbers alone, imported by the tables that mark them and by the
 // verdicts (verdicts.ts).
 
-/** Issue 17's targets, each checked from one run (see mock/bench/README.md, "Targets"). */
+/** The bench's targets, each checked from one run (see mock/bench/README.md, "Targets"). */
 export const TARGETS = {
   /** Our mock's server CPU µs per request, by self-check mode and operation: at most. */
   cpu_us: { always: { resumeProject: 120, closeGoal: 180 }, sample: { resumeProject: 90, closeGoal: 130 } },

@@ -1,4 +1,4 @@
-// The verdict on each of issue 17's targets (targets.ts) from one run (see README.md, "Targets"), as a table.
+// The verdict on each of the bench's targets (targets.ts) from one run (see README.md, "Targets"), as a table.
 import { BUNDLE_LIMITS, type BundleReport } from './bundle.ts';
 import type { ColdStarts } from './cold-starts-phase.ts';
 import { fixed, table } from './format.ts';

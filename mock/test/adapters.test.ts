@@ -1,4 +1,4 @@
-// One behaviour, every adapter (issue 14): the shared table (behaviour.ts: the error table byte for byte, the state
+// One behaviour, every adapter: the shared table (behaviour.ts: the error table byte for byte, the state
 // rules, the controls) run against the Express app over HTTP, the bare node:http listener the CLI serves with, and
 // against the MSW handlers through msw/node and fetch, on every msw major the peer range admits (msw-majors.ts). The
 // same table runs in Chromium with MSW's service worker in msw.browser.test.ts.

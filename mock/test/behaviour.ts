@@ -1,4 +1,4 @@
-// The behaviour every adapter of the mock must show, as one table (issue 14): the error table of
+// The behaviour every adapter of the mock must show, as one table: the error table of
 // RULES.md#transport byte for byte, the state rules and the controls. Each case is data (requests that any
 // transport can send: HTTP, fetch through MSW in Node, fetch in a Chromium page) and a check run in the test process.
 // mock/test/errors.test.ts runs the error table over HTTP; mock/test/adapters.test.ts and msw.browser.test.ts run the

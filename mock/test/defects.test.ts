@@ -1,4 +1,4 @@
-// Defects found while moving the mock onto its framework-free core (issue 14, item 6), each pinned.
+// Defects found while moving the mock onto its framework-free core, each pinned.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';

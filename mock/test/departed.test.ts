@@ -1,4 +1,4 @@
-// A delayed request whose client has gone (issue 45, item 3): `Prefer: delay`, a scenario's delay and --delay wait
+// A delayed request whose client has gone: `Prefer: delay`, a scenario's delay and --delay wait
 // on the request's AbortSignal, so a client that goes away mid-wait stops the wait, writes nothing, is not journaled,
 // and leaves no request waiting; and the number of requests waiting at once is capped (the mock's 503 past it).
 import type { AddressInfo } from 'node:net';

@@ -1,4 +1,4 @@
-// Failure a frontend can rehearse (issue 37) on the bare node:http listener the mock command serves with, on the
+// Failure a frontend can rehearse on the bare node:http listener the mock command serves with, on the
 // Express app over HTTP and on the MSW handlers through msw/node:
 // the shared cases of rehearsal.ts, then what each adapter does on its own (a client that gives up on a timeout, the
 // handlers' typed scenarios without HTTP). The same cases on replicas sharing Redis: redis.scenarios.test.ts.

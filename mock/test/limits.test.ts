@@ -1,4 +1,4 @@
-// What hostile input cannot make the mock keep or say (issue 21): memory bounded in bytes per session and per process
+// What hostile input cannot make the mock keep or say: memory bounded in bytes per session and per process
 // (however large or oddly shaped the documents), production's own limit on `success`, the request journal's paths, a
 // failing control endpoint answered as the mock's JSON (never a framework's page), and a byte-order mark read as the
 // real service's JSON parser reads it.
@@ -119,7 +119,7 @@ describe("all sessions together keep at most the process's byte budget", () => {
     for (const name of ['s1', 's2', 's3', 's4']) expect((await write(name)).status).toBe(200);
     const listed = (await mock.send({ method: 'GET', path: '/__mock/sessions' })).json() as { sessions: Array<{ name: string }> };
     const names = listed.sessions.map((s) => s.name);
-    // Each session keeps ~400 KiB (its ~300 KiB document and its ~96 KiB copy of the seed, both counted since issue 34):
+    // Each session keeps ~400 KiB (its ~300 KiB document and its ~96 KiB copy of the seed, both counted):
     // the default and the two most recent fit in 1400 KiB; s1 and s2 were dropped.
     expect(names).toContain('default');
     expect(names).toEqual(expect.arrayContaining(['s3', 's4']));

@@ -1,4 +1,4 @@
-// What a web page can make the mock do (issue 21, item 3): the controls hand out tokens and reset sessions, so a page
+// What a web page can make the mock do: the controls hand out tokens and reset sessions, so a page
 // from another origin gets no CORS answer from them and cannot change state through them, with or without
 // --cors-origin; and the mock the CLI starts answers only the Host names it listens on (DNS rebinding gets 421).
 import { spawn } from 'node:child_process';

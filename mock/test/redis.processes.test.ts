@@ -1,4 +1,4 @@
-// Mock processes sharing one Redis (issue 16), started as `npm start -- --store redis://…` starts them: 200 concurrent
+// Mock processes sharing one Redis, started as `npm start -- --store redis://…` starts them: 200 concurrent
 // writes spread over two replicas leave the state and journals of some serial order; a replica killed with SIGKILL
 // under load loses no write it answered 200; Redis unreachable at start is exit 2 naming the URL; Redis stopped or
 // frozen under load is a 503 (never a wrong 200, never a hang) and the mock recovers on its own when it is back.

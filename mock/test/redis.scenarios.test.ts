@@ -1,4 +1,4 @@
-// Failure a frontend can rehearse, on replicas sharing one Redis (issue 37): the cases of rehearsal.ts with every
+// Failure a frontend can rehearse, on replicas sharing one Redis: the cases of rehearsal.ts with every
 // request sent to the other replica than the one before (a scenario queued through one is consumed through the
 // other; a reset through one drops what the other queued), and a scenario consumed exactly `times` times however many
 // requests reach the replicas at once.

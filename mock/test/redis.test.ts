@@ -1,4 +1,4 @@
-// The sessions in Redis (issue 16), in process: the --store URL, the shared behaviour table on two replicas of one
+// The sessions in Redis, in process: the --store URL, the shared behaviour table on two replicas of one
 // Redis driven alternately (every answer the same as one in-memory mock gives), eviction and reset across replicas,
 // and the 503 when the store is gone. Replica processes, concurrency and faults: redis.processes.test.ts.
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// mock/README.md's recipes for rehearsing failure (issue 37), run as written: each ```ts block after a
+// mock/README.md's recipes for rehearsing failure, run as written: each ```ts block after a
 // `<!-- recipe: NAME -->` marker is written out with `service-external-api/…` resolved to this repository's source, and
 // imported here: the test files' tests run as tests of this file, each in its own describe; the Storybook story runs
 // as msw-storybook-addon runs it (its handlers installed, its loaders, then its render).

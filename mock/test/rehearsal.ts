@@ -1,4 +1,4 @@
-// Failure a frontend can rehearse (issue 37), as cases any adapter can run: `Prefer: fault=…` and the scenarios queued
+// Failure a frontend can rehearse, as cases any adapter can run: `Prefer: fault=…` and the scenarios queued
 // with /__mock/scenarios, each proved by its answers and by the session's state and journals before and after. A
 // transport answers an exchange, or `{ failed }` when no HTTP answer came (a dropped connection, a network error).
 // faults.test.ts runs them on the Express app over HTTP and on the MSW handlers through msw/node;

@@ -1,4 +1,4 @@
-// Reliability (issue 9): the mock under property-based fuzzing, at its limits, and under concurrent writes, all over
+// Reliability: the mock under property-based fuzzing, at its limits, and under concurrent writes, all over
 // real HTTP. The fuzzing here is the bounded form (a few hundred requests per operation); `npm run fuzz`
 // (mock/test/fuzz/run.ts) runs the same properties over 10,000+ requests per operation, and
 // `node mock/test/fuzz/soak.ts` is the 60-second memory run.

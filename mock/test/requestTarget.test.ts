@@ -1,4 +1,4 @@
-// The absolute form of a request target (issue 34, item 5): RFC 9112 §3.2.2 requires a server to accept
+// The absolute form of a request target: RFC 9112 §3.2.2 requires a server to accept
 // `POST http://127.0.0.1:P/api/external/v1/projects/resume HTTP/1.1`; the mock answers it as its origin form, with the
 // target's authority as the host (the Host header is ignored), so the Host guard still applies.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

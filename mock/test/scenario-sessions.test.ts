@@ -1,4 +1,4 @@
-// A queued scenario lives and dies with its session (issue 45, item 10), in memory and in Redis alike: a session in
+// A queued scenario lives and dies with its session, in memory and in Redis alike: a session in
 // use keeps its queue however many other sessions queue theirs (a scenario is used when it is taken, as its session
 // is), the session's eviction drops its queue, and a session made again under the same name inherits nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Security (issue 9): constant-time token comparison, tokens never echoed, stored or logged, loopback by default,
+// Security: constant-time token comparison, tokens never echoed, stored or logged, loopback by default,
 // --no-control, and no prototype pollution, over real HTTP (in process and as the CLI in a child process).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

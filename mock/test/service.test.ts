@@ -1,4 +1,4 @@
-// The shared mock as a service (issue 38), on the mock the CLI starts: the probes answer whatever the Host and stay out
+// The shared mock as a service, on the mock the CLI starts: the probes answer whatever the Host and stay out
 // of the journals; readiness follows the store (Redis unreachable or evicting: 503 with the reason that holds now; 200
 // again without a restart) and turns 503 as soon as a drain starts; the metrics count answers by operation and status;
 // --log-format json writes one line per request and never a token; SIGTERM lets a request in flight finish, then exit 0.

@@ -1,4 +1,4 @@
-// What a session costs (issue 34, item 3): a session that only reads shares the seed's state (copy on write: its own
+// What a session costs: a session that only reads shares the seed's state (copy on write: its own
 // copy is made at its first write that changes something), and the byte budget counts everything a session holds
 // (its record, its request journal, its copy of the seed and its history), so the bound holds for any mix of reads
 // and writes.

@@ -260,7 +260,7 @@ describe('a billing read-only company (RULES.md#company-read-only)', () => {
   });
 });
 
-describe('the mock’s clock (issue 32)', () => {
+describe('the mock’s clock', () => {
   it('dates every answer by the clock its writes use: a write, a refused request and a control all carry it in Date', async () => {
     clock = new Date('2025-06-19T23:59:59Z'); // a Thursday, a second before midnight UTC
     const written = await mock.post(RESUME, { project_id: mock.fixtures.projects['paused'], message: doc('On.') }, token('full_access'));

@@ -1,5 +1,5 @@
-// `diff --behaviour` reports one change per rule or answer that changed, with how many cases show it (issue 33, item
-// 8): a response field removed changes the 200 of every case that reaches it, and that is one change, not one per case.
+// `diff --behaviour` reports one change per rule or answer that changed, with how many cases show it: a response
+// field removed changes the 200 of every case that reaches it, and that is one change, not one per case.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CaseResult } from '../diff/behaviour-runner.ts';
@@ -69,7 +69,7 @@ describe('compareBehaviour', () => {
     ]);
   });
 
-  it('pairs a case whose citation or name changed with the case that checks the same (issue 43, minor 9)', () => {
+  it('pairs a case whose citation or name changed with the case that checks the same', () => {
     const recited: CaseResult[] = [
       { name: 'null in a required field is 400 (#13)', checks: 'h1', paths: [RESUME], answers: [unauthorized], state: 's' },
       { name: 'an empty id counts as null (#13)', checks: 'h2', paths: [CLOSE], answers: [unauthorized], state: 's' },

@@ -1,4 +1,4 @@
-// diff --behaviour on a real code change (issue 22): a clone of this repository gets one commit that changes what the
+// diff --behaviour on a real code change: a clone of this repository gets one commit that changes what the
 // mock answers (a comment-only caller's 403 becomes the handler's 500), and the diff between the two commits reports
 // it under behaviour-…, ERR, and says that the base's contract suite fails on it, as the ERR change predicts.
 import { execFile } from 'node:child_process';
@@ -41,7 +41,7 @@ describe('diff --behaviour', () => {
     expect(statuses.length).toBeGreaterThan(0);
     for (const change of statuses) {
       expect(change).toMatchObject({ level: 'ERR', direction: 'response' });
-      // One change per answer that changed, with how many cases show it (issue 33, item 8).
+      // One change per answer that changed, with how many cases show it.
       expect(change.message).toMatch(/^Answered 500, was 403: \d+ cases?, e\.g\. /);
     }
     expect(statuses.map((c) => c.operation)).toEqual(expect.arrayContaining(['resumeProject']));

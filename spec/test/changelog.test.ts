@@ -1,4 +1,4 @@
-// A release's CHANGELOG section is read by the API's consumers (issue 43, minor 9): one line per change they can act
+// A release's CHANGELOG section is read by the API's consumers: one line per change they can act
 // on, naming every operation it reaches once, and one line per kind of change that asks nothing of them (descriptions,
 // header documentation, the spec's structure, the mock's test cases) instead of a bullet per internal edit and
 // operation (the 0.1.0 → 0.2.0 section had 42 "Safe" bullets such as "HeadersMap at … was added").

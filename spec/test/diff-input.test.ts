@@ -1,4 +1,4 @@
-// The gate as an attacker would feed it (issues 33 and 45): a pull request's spec is input. A $ref out of the spec's folder
+// The gate as an attacker would feed it: a pull request's spec is input. A $ref out of the spec's folder
 // (absolute, `..`, a symlink, in a file or at a git ref), a URL, an alias bomb, a document nested 100,000 deep, a
 // cycle of $refs: each is exit 2 with one line naming it, no file outside the spec is read (its content never
 // appears) and no request is made (a loopback server counts them). One budget bounds all a document reaches, spec/ at
@@ -139,7 +139,7 @@ describe('input that is only odd: exit 2 with one line, also with --fail-on neve
   });
 });
 
-describe('budgets and one open handle per file (issue 45, items 5 and 6): exit 2 with one line, before any slow work', () => {
+describe('budgets and one open handle per file: exit 2 with one line, before any slow work', () => {
   /** A folder with a root document whose paths $ref each of `files` (name → content), written below `work`. */
   function documentWith(name: string, files: Record<string, string | Buffer>): string {
     const dir = join(work, name, 'spec');

@@ -1,4 +1,4 @@
-// A change is named under every operation that shows it (issue 33, item 1; the design, "Added in the fourth round"):
+// A change is named under every operation that shows it (the design, "Added in the fourth round"):
 // for random single edits of random component schemas of this package's spec, the operations a change names are
 // exactly those whose request (or answer, by the change's direction) reaches the schema, computed here on its own, by
 // a fixpoint over the component graph rather than the diff's walk. And the cases the issue names, pinned.

@@ -1,4 +1,4 @@
-// The breaking-change gate (issue 22): every level the diff relies on, pinned on minimal one-edit pairs of documents
+// The breaking-change gate: every level the diff relies on, pinned on minimal one-edit pairs of documents
 // in both directions, so that a Redocly upgrade that changes a rating fails here rather than in the gate; the
 // command's formats, exit codes and bad input; split roots and git refs; a schema cycle.
 import { execFile } from 'node:child_process';
@@ -142,7 +142,7 @@ const EDITS: Array<[string, (d: Json) => void, string, Change['level'], Change['
   ['a field description edited', (d) => (schemas(d)['ThingInput'].properties.id.description = 'The thing id.'), 'documentation-changed', 'INFO', 'request'],
   ['an operation summary edited', (d) => (op(d).summary = 'Update one thing'), 'documentation-changed', 'INFO', 'document'],
   ['an operation description edited', (d) => (op(d).description = 'Updates one thing.'), 'documentation-changed', 'INFO', 'document'],
-  // Redocly compares no examples: their values are compared here (issue 33, item 2).
+  // Redocly compares no examples: their values are compared here.
   ['a request example edited', (d) => (op(d).requestBody.content['application/json'].example = { id: 'b' }), 'example-value-changed', 'INFO', 'request'],
   ["a named answer example's value edited", (d) => (d['components'].examples.Updated.value.thing.name = 'B'), 'example-value-changed', 'INFO', 'response'],
   ["a named answer example's field changes type", (d) => (d['components'].examples.Updated.value.thing.name = 5), 'example-value-changed', 'WARN', 'response'],
@@ -296,7 +296,7 @@ describe('service-external-api diff', () => {
     expect((await cli([base, warnFile, '--fail-on', 'WARN'])).code).toBe(1);
     expect((await cli([base, infoFile, '--fail-on', 'WARN'])).code).toBe(0);
     expect((await cli([base, warnFile, '--fail-on', 'never'])).code).toBe(0);
-    // Any case (issue 33, item 11).
+    // Any case.
     expect((await cli([base, warnFile, '--fail-on', 'warn'])).code).toBe(1);
     expect((await cli([base, warnFile, '--fail-on', 'err'])).code).toBe(0);
     expect((await cli([base, warnFile, '--fail-on', 'Never'])).code).toBe(0);
@@ -363,7 +363,7 @@ describe('service-external-api diff', () => {
     expect(report.changes.map((c) => c.id)).toContain('api-version-not-bumped');
   });
 
-  it("with no documents compares the last release with the working tree's spec (issue 43, minor 10)", async () => {
+  it("with no documents compares the last release with the working tree's spec", async () => {
     const releases = readdirSync(join(ROOT, 'spec', 'releases'))
       .filter((f) => /^\d+\.\d+\.\d+\.json$/.test(f))
       .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
@@ -383,7 +383,7 @@ describe('service-external-api diff', () => {
     expect((await cli(['--help'])).stdout).toContain('With neither: what changed since the last release');
   });
 
-  it('the text header counts the lines it prints, and the changes when a change is listed under several operations (issue 43, minor 9)', async () => {
+  it('the text header counts the lines it prints, and the changes when a change is listed under several operations', async () => {
     const { formatText } = await import('../diff/diff.ts');
     const change = (id: string, level: Change['level'], operations: string[]): Change => ({
       id,

@@ -1,7 +1,7 @@
-// `npm run release` obeys the version policy and releases all or nothing (issue 33, items 3, 4, 7, 9), run in a
+// `npm run release` obeys the version policy and releases all or nothing, run in a
 // repository of its own in the temporary folder (never this checkout's git): a bump smaller than the changes need is
 // refused in one line naming the bump needed; a spec that does not lint is refused in one line naming the file, the
-// rule and why; neither changes a file. A release that goes through releases the working tree (issue 43, major 3):
+// rule and why; neither changes a file. A release that goes through releases the working tree:
 // it writes every file, puts the behaviour the working tree's mock changed since the last release into the CHANGELOG
 // (an uncommitted template change included), records what it released as a commit of its own without moving HEAD or
 // the index, and the next release starts from that commit.
@@ -62,7 +62,7 @@ beforeAll(async () => {
   expect((await git(['add', '-A'])).code).toBe(0);
   expect((await git(['commit', '--quiet', '-m', 'breaking changes'])).code).toBe(0);
   // Not committed: a message template reworded, so the working tree's mock answers a request missing a field with
-  // 500 (issue 43, major 3). The release releases the working tree, so it lists that.
+  // 500. The release releases the working tree, so it lists that.
   edit('spec/components/messages.yaml', /^( {2}missingFields: )'Missing required fields: \{names\}'$/m, "$1'Required fields missing: {names}'");
 }, 120_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -1,4 +1,4 @@
-// The run's summary names the failing test files just before its last line (issue 33, item 10), which stays
+// The run's summary names the failing test files just before its last line, which stays
 // `tests: N passed, N failed, N skipped`: a vitest run of three small files in the temporary folder, with only this
 // reporter, prints exactly that tail.
 import { execFile } from 'node:child_process';

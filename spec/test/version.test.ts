@@ -1,4 +1,4 @@
-// The version policy, enforced (issue 22): the spec's info.version is semver and is the package's version, and the
+// The version policy, enforced: the spec's info.version is semver and is the package's version, and the
 // contract as it stands is compared with the last released one (spec/releases/<version>.json): a breaking change
 // with no version bump fails `npm test`, listing what broke, until `npm run release -- <version>` (or a bump of
 // info.version and `npm run generate`) says so. The changelog has a section for every release.

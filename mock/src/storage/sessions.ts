@@ -279,7 +279,7 @@ export class MemorySessions implements Sessions {
   }
 
   /**
-   * The sessions' queued scenarios, kept in each session (issue 45, item 10): a scenario lives and dies with its
+   * The sessions' queued scenarios, kept in each session: a scenario lives and dies with its
    * session. Queuing one uses the session (created if new, the most recently used, its bytes counted), taking one
    * uses it again; the session's eviction (by count or by bytes) and its reset drop its queue, and a session made
    * again under the same name starts with none.

@@ -58,7 +58,7 @@ export type FuzzRequest = {
   badSession?: string;
   /**
    * Sent with an absolute-form target (`POST http://127.0.0.1:P/api/… HTTP/1.1`, RFC 9112 §3.2.2): the mock answers it
-   * exactly as its origin form, so every property holds unchanged (issue 34, item 5).
+   * exactly as its origin form, so every property holds unchanged.
    */
   absolute?: boolean;
   /** What kind of body this is, for the statistics. */

@@ -1,4 +1,4 @@
-// The validation proxy against a hostile target (issue 34, items 1 and 2), for the soak's --proxy-attack mode: the
+// The validation proxy against a hostile target, for the soak's --proxy-attack mode: the
 // proxy command (`service-external-api proxy --tokens <the mock's fixtures>`) in a child process, in front of a target
 // that is the mock except that it gzips every answer a client accepts gzip for (as staging servers and CDNs do) and
 // answers every `GET /__mock/records/*` with a body that never ends. Each client write, in its own session, makes the

@@ -15,7 +15,7 @@
 // client, with the RSS sampled every 100 ms; it fails when an answer is not the one expected (200, 200, 413, 200) or the
 // peak passes the README's bound for the defaults (160 MB + 1.25 × --max-total-bytes + 4 × --body-limit).
 //
-// --reading-sessions N runs the reading-session attack instead (mock/README.md, "Memory"; issue 34): the mock with
+// --reading-sessions N runs the reading-session attack instead (mock/README.md, "Memory"): the mock with
 // --max-sessions N, then N sessions that never write, each made by a GET /__mock/events with its own X-Mock-Session,
 // then a 404 and a refused write (401) in it, 16 clients at a time, with the RSS sampled every 100 ms; it fails when an
 // answer is not the one expected (200, 404, 401), GET /__mock/sessions does not list them all, or the peak passes
@@ -349,7 +349,7 @@ const plan: Planned[] = [
   },
   { name: 'reset (rotating session)', expect: 200, request: { method: 'POST', path: '/__mock/reset', setupRequest: rotate } },
   { name: 'request journal (default)', expect: 200, request: { method: 'GET', path: '/__mock/requests?limit=20' } },
-  // Hostile pages (issue 21): DNS rebinding (a foreign Host) and a cross-site simple POST to the controls.
+  // Hostile pages: DNS rebinding (a foreign Host) and a cross-site simple POST to the controls.
   { name: 'fixtures 421 foreign Host', expect: 421, request: { method: 'GET', path: '/__mock/fixtures', headers: { host: `evil.example:${port}` } } },
   {
     name: 'reset 403 cross-site text/plain',
