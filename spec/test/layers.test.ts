@@ -20,7 +20,12 @@ const MOCK: Layering = {
   layers: ['server', 'core', 'operations', 'storage', 'answers', 'domain'],
   free: ['index.ts', 'msw.ts', 'main.ts', 'limits.ts', 'stages.ts'],
 };
-const SUITE: Layering = { folder: 'contract-tests', layers: ['harness', 'io', 'model'], free: [] };
+/**
+ * The suite's layers, with its commands on top: replay re-sends what drift reads, drift runs the proxy's filing over a
+ * recording, the proxy checks live traffic with the model and records it through har/, which the coverage command
+ * reads too; harness, io and model are the suite's own.
+ */
+const SUITE: Layering = { folder: 'contract-tests', layers: ['replay', 'drift', 'coverage', 'proxy', 'har', 'harness', 'io', 'model'], free: [] };
 
 /** What crosses between the two folders, and why (README.md, `cli/`'s row). Anything else is a finding. */
 const CROSSING: ReadonlyArray<[from: RegExp, to: RegExp]> = [
@@ -154,10 +159,8 @@ describe('the layers are folders, and imports run downwards', () => {
     expect(upwardImports(MOCK, graph)).toEqual([]);
   });
 
-  it('the contract suite: harness → io → model, and the proxy and the tests use them from outside', () => {
-    const layered = [...graph.keys()].filter(
-      (file) => /^contract-tests\/[^/]+\//.test(file) && !/^contract-tests\/(proxy|selftest|tests|har|drift|replay|coverage)\//.test(file),
-    );
+  it('the contract suite: replay → drift → coverage → proxy → har → harness → io → model, and the tests use them from outside', () => {
+    const layered = [...graph.keys()].filter((file) => /^contract-tests\/[^/]+\//.test(file) && !/^contract-tests\/(selftest|tests)\//.test(file));
     expect(layered.filter((file) => layerOf(SUITE, file) === undefined)).toEqual([]);
     expect(upwardImports(SUITE, graph)).toEqual([]);
   });
