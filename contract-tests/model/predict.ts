@@ -193,57 +193,79 @@ function alternatives(list: ReadonlyArray<Expected>): Expectation {
   return { alternatives: [...out.values()] };
 }
 
+/** A stage of the order of checks: the answer it decides, or what the next stage needs. */
+type Step<T> = { decided: Prediction } | ({ decided?: undefined } & T);
+
+const unmodelled = (op: OperationModel, why: string, params?: JsonObject): { decided: Prediction } => ({
+  decided: { op, stage: 'unmodelled', rule: why, ...(params ? { params } : {}) },
+});
+
 /** Production's answer to `request`, as far as the request decides it; undefined when it calls no operation of the spec. */
 export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): Prediction | undefined {
   const op = operationOf(request.method, request.url);
   if (!op) return undefined;
   const a = answersOf(op);
-  const unmodelled = (why: string, params?: JsonObject): Prediction => ({ op, stage: 'unmodelled', rule: why, ...(params ? { params } : {}) });
+  const transport = transportStep(op, a, request);
+  if (transport.decided) return transport.decided;
+  const { params } = transport;
+  const inputs = inputsStep(op, a, params);
+  if (inputs.decided) return inputs.decided;
+  const caller = tokenStep(op, a, request, params, known);
+  if (caller.decided) return caller.decided;
+  return missingFieldsStep(op, a, params, caller) ?? recordStep(op, a, params, known, inputs, caller);
+}
+
+/** 1. Transport: invalid JSON (the endpoint), Accept (the router), the Content-Type (the API's parser); the params. */
+function transportStep(op: OperationModel, a: Answers, request: RawRequest): Step<{ params: JsonObject }> {
   const accept = firstHeader(request.headers, 'accept');
   const kind = bodyKind(firstHeader(request.headers, 'content-type'));
-
-  // 1. Transport: invalid JSON (the endpoint), Accept (the router), the Content-Type (the API's parser).
   let body: JsonObject = {};
   if (kind === 'json') {
-    if (request.body === undefined) return unmodelled('the body was too large to keep');
+    if (request.body === undefined) return unmodelled(op, 'the body was too large to keep');
     const parsed = jsonParams(request.body);
-    if (parsed === undefined) return unmodelled('a body with a byte-order mark or a lone surrogate escape');
+    if (parsed === undefined) return unmodelled(op, 'a body with a byte-order mark or a lone surrogate escape');
     if (!parsed.ok) {
       const view = errorView(accept);
       const expectation = view === 'html' ? one(a.invalidJsonHtml) : view === 'json' ? one(a.invalidJsonJson) : either(a.invalidJsonHtml, a.invalidJsonJson);
-      return {
-        op,
-        stage: 'transport',
-        rule: `A body that is not JSON is ${a.invalidJsonHtml.label}, or ${a.invalidJsonJson.label} when Accept picks JSON (RULES.md#error-1)`,
-        expectation,
-      };
+      const rule = `A body that is not JSON is ${a.invalidJsonHtml.label}, or ${a.invalidJsonJson.label} when Accept picks JSON (RULES.md#error-1)`;
+      return { decided: { op, stage: 'transport', rule, expectation } };
     }
     body = parsed.params;
   }
   const json = acceptsJson(accept);
   if (json === false)
     return {
-      op,
-      stage: 'transport',
-      rule: `An Accept header that allows no JSON is ${a.notAcceptable.label} (RULES.md#error-4)`,
-      expectation: one(a.notAcceptable),
+      decided: {
+        op,
+        stage: 'transport',
+        rule: `An Accept header that allows no JSON is ${a.notAcceptable.label} (RULES.md#error-4)`,
+        expectation: one(a.notAcceptable),
+      },
     };
-  if (json === undefined) return unmodelled('an Accept header whose q-values the model does not follow');
+  if (json === undefined) return unmodelled(op, 'an Accept header whose q-values the model does not follow');
   if (kind === 'unsupported')
     return {
-      op,
-      stage: 'transport',
-      rule: 'A Content-Type that is neither JSON nor a form is 415 (RULES.md#error-5)',
-      expectation: one(a.unsupportedMediaType),
+      decided: {
+        op,
+        stage: 'transport',
+        rule: 'A Content-Type that is neither JSON nor a form is 415 (RULES.md#error-5)',
+        expectation: one(a.unsupportedMediaType),
+      },
     };
-  if (kind === 'form') return unmodelled('form bodies');
+  if (kind === 'form') return unmodelled(op, 'form bodies');
   const query = queryParams(request.url);
-  if (query === undefined) return unmodelled('a query string with nested keys or _format');
+  if (query === undefined) return unmodelled(op, 'a query string with nested keys or _format');
   // Without a Content-Type the body is ignored (RULES.md#content-type).
   const params = merge(query, body);
-  if (Object.hasOwn(params, '_method')) return unmodelled('a _method override', params);
+  if (Object.hasOwn(params, '_method')) return unmodelled(op, 'a _method override', params);
+  return { params };
+}
 
-  // 2. Inputs, before the token (Order of checks 5): every defect, since the model does not fix their order.
+/** What the inputs say of the operation's outcome once they pass: a 500 they cause, or names that may make it fail. */
+type InputOutcome = { fails: string | undefined; refers: boolean };
+
+/** 2. Inputs, before the token (Order of checks 5): every defect, since the model does not fix their order. */
+function inputsStep(op: OperationModel, a: Answers, params: JsonObject): Step<InputOutcome> {
   const fields = new Map(op.fields.map((f) => [f.name, f]));
   const rejected: Expected[] = [];
   const reasons: string[] = [];
@@ -267,11 +289,19 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
   }
   if (rejected.length > 0) {
     const rule = `Inputs are checked before the token; this request has ${reasons.join(' and ')}`;
-    return unknown ? { op, stage: 'inputs', rule, notSuccess: true, params } : { op, stage: 'inputs', rule, expectation: alternatives(rejected), params };
+    return {
+      decided: unknown ? { op, stage: 'inputs', rule, notSuccess: true, params } : { op, stage: 'inputs', rule, expectation: alternatives(rejected), params },
+    };
   }
-  if (unknown) return unmodelled('an input value the model does not cover', params);
+  if (unknown) return unmodelled(op, 'an input value the model does not cover', params);
+  return { fails, refers };
+}
 
-  // 3. The token (Order of checks 6–7).
+/** Who is calling, as far as the token tells: the persona when known, else the answers an unknown token may get. */
+type Caller = { who: Who | undefined; rights: ReturnType<typeof rightsOf> | undefined; tokenAnswers: Expected[]; unknownToken: string };
+
+/** 3. The token (Order of checks 6–7): none or unreadable 401, not production's form 401, refused 401, read-only 403. */
+function tokenStep(op: OperationModel, a: Answers, request: RawRequest, params: JsonObject, known: Knowledge): Step<Caller> {
   const authorization = firstHeader(request.headers, 'authorization');
   const token = tokenOf(authorization);
   if (token === undefined) {
@@ -279,57 +309,51 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
       authorization === undefined
         ? `A request without an Authorization header is 401 ${JSON.stringify(texts.unauthorized)} once the inputs pass (RULES.md#error-21)`
         : 'An Authorization header with no token the service can read (another scheme, "bearer", a tab, no token) is 401 (RULES.md#reading-the-header)';
-    return { op, stage: 'token', rule, expectation: one(a.unauthorized), params };
+    return { decided: { op, stage: 'token', rule, expectation: one(a.unauthorized), params } };
   }
-  if (!TOKEN_FORM.test(token))
-    return {
-      op,
-      stage: 'token',
-      rule: 'A token not in production’s form (opk_ and 43 characters) is no token the service issued: 401 (RULES.md#decision-5)',
-      expectation: one(a.unauthorized),
-      params,
-    };
+  if (!TOKEN_FORM.test(token)) {
+    const rule = 'A token not in production’s form (opk_ and 43 characters) is no token the service issued: 401 (RULES.md#decision-5)';
+    return { decided: { op, stage: 'token', rule, expectation: one(a.unauthorized), params } };
+  }
   const who = known.who(token);
-  const withWho = who ? { who } : {};
   const rights = who ? rightsOf(who.persona) : undefined;
-  if (who && rights?.token === 'refused')
-    return {
-      op,
-      stage: 'token',
-      rule: `A refused token (${who.persona}: ${who.source}) is 401 ${JSON.stringify(texts.unauthorized)} (RULES.md#checking-the-token)`,
-      expectation: one(a.unauthorized),
-      params,
-      ...withWho,
-    };
-  if (who && rights?.token === 'read-only')
-    return {
-      op,
-      stage: 'read-only',
-      rule: `A read-only token (${who.source}) is 403 ${JSON.stringify(texts.readOnly)} (RULES.md#read-only-tokens)`,
-      expectation: one(a.readOnly),
-      params,
-      ...withWho,
-    };
-  const tokenAnswers = who ? [] : [a.unauthorized, a.readOnly];
-  const unknownToken = who ? '' : ' (or 401/403 for a token this side does not know)';
-
-  // 4. The missing required fields, listed in declaration order (Order of checks 8).
-  const missing = op.required.filter((name) => !Object.hasOwn(params, name));
-  if (missing.length > 0) {
-    return {
-      op,
-      stage: 'missing-fields',
-      rule: `The missing required fields are 400 "${messages.missingFields(missing)}", in declaration order, after the token${unknownToken} (RULES.md#error-23)`,
-      expectation: alternatives([...tokenAnswers, a.missingFields(missing)]),
-      params,
-      ...withWho,
-    };
+  if (who && rights?.token === 'refused') {
+    const rule = `A refused token (${who.persona}: ${who.source}) is 401 ${JSON.stringify(texts.unauthorized)} (RULES.md#checking-the-token)`;
+    return { decided: { op, stage: 'token', rule, expectation: one(a.unauthorized), params, who } };
   }
+  if (who && rights?.token === 'read-only') {
+    const rule = `A read-only token (${who.source}) is 403 ${JSON.stringify(texts.readOnly)} (RULES.md#read-only-tokens)`;
+    return { decided: { op, stage: 'read-only', rule, expectation: one(a.readOnly), params, who } };
+  }
+  return {
+    who,
+    rights,
+    tokenAnswers: who ? [] : [a.unauthorized, a.readOnly],
+    unknownToken: who ? '' : ' (or 401/403 for a token this side does not know)',
+  };
+}
 
-  // 5. The record: 404 when it cannot be seen, 403 JSON when it cannot be edited, 500 when the operation fails.
+/** 4. The missing required fields, listed in declaration order (Order of checks 8). */
+function missingFieldsStep(op: OperationModel, a: Answers, params: JsonObject, caller: Caller): Prediction | undefined {
+  const missing = op.required.filter((name) => !Object.hasOwn(params, name));
+  if (missing.length === 0) return undefined;
+  return {
+    op,
+    stage: 'missing-fields',
+    rule: `The missing required fields are 400 "${messages.missingFields(missing)}", in declaration order, after the token${caller.unknownToken} (RULES.md#error-23)`,
+    expectation: alternatives([...caller.tokenAnswers, a.missingFields(missing)]),
+    params,
+    ...(caller.who ? { who: caller.who } : {}),
+  };
+}
+
+/** 5. The record: 404 when it cannot be seen, 403 JSON when it cannot be edited, 500 when the operation fails. */
+function recordStep(op: OperationModel, a: Answers, params: JsonObject, known: Knowledge, inputs: InputOutcome, caller: Caller): Prediction {
+  const { who, rights } = caller;
+  const { fails, refers } = inputs;
   const id = params[op.targetField];
   const story = typeof id === 'string' ? known.story(op.group, id) : undefined;
-  const withStory = story === undefined ? {} : { story };
+  const context = { op, stage: 'record' as const, params, ...(who ? { who } : {}), ...(story === undefined ? {} : { story }) };
   const outcome = fails ? [a.operationFailed] : refers ? [success, a.operationFailed] : [success];
   const done = fails
     ? `; and ${fails}`
@@ -339,43 +363,23 @@ export function predict(request: RawRequest, known: Knowledge = NOTHING_KNOWN): 
   const record = `the ${story} ${op.group.replace(/s$/, '')}`;
   if (who && rights && story !== undefined) {
     if (rights.records === 'edit')
-      return {
-        op,
-        stage: 'record',
-        rule: `The ${who.persona} person (${who.source}) can edit ${record} (a fixture)${done}`,
-        expectation: alternatives(outcome),
-        params,
-        ...withWho,
-        ...withStory,
-      };
+      return { ...context, rule: `The ${who.persona} person (${who.source}) can edit ${record} (a fixture)${done}`, expectation: alternatives(outcome) };
     if (rights.records === 'view')
       return {
-        op,
-        stage: 'record',
+        ...context,
         rule: `A person who can see ${record} but not edit it (${who.persona}, ${who.source}) gets 403 JSON (RULES.md#decision-3)`,
         expectation: one(a.forbidden),
-        params,
-        ...withWho,
-        ...withStory,
       };
     if (rights.records === 'none')
       return {
-        op,
-        stage: 'record',
+        ...context,
         rule: `A person who cannot see ${record} (${who.persona}, ${who.source}) gets 404, never 403 (RULES.md#decision-3)`,
         expectation: one(a.notFound),
-        params,
-        ...withWho,
-        ...withStory,
       };
   }
   return {
-    op,
-    stage: 'record',
-    rule: `After the token, the record decides: 404 when it cannot be seen, 403 JSON when it cannot be edited, else 200${unknownToken}${done} (RULES.md#decision-3)`,
-    expectation: alternatives([...tokenAnswers, a.notFound, a.forbidden, ...outcome]),
-    params,
-    ...withWho,
-    ...withStory,
+    ...context,
+    rule: `After the token, the record decides: 404 when it cannot be seen, 403 JSON when it cannot be edited, else 200${caller.unknownToken}${done} (RULES.md#decision-3)`,
+    expectation: alternatives([...caller.tokenAnswers, a.notFound, a.forbidden, ...outcome]),
   };
 }
