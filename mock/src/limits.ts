@@ -22,7 +22,7 @@ export const MAX_PREFER_LENGTH = 200;
 export const DEFAULT_MAX_SESSIONS = 100;
 /**
  * Bytes all in-memory sessions keep together (--max-total-bytes): past it the least recently used named sessions are
- * dropped, as past DEFAULT_MAX_SESSIONS (mock/README.md, "Memory").
+ * dropped, as past DEFAULT_MAX_SESSIONS (mock/docs/state.md, "Memory").
  */
 export const DEFAULT_TOTAL_BYTES = 256 * 1024 * 1024;
 /**

@@ -1,4 +1,4 @@
-// mock/README.md's deployment recipes ("Running it for an organisation"), run as written on this machine, which has no
+// mock/docs/organisation.md's deployment recipes ("Running it for an organisation"), run as written on this machine, which has no
 // container engine: the packed tarball in a fresh project, installed by the Compose replica's own command with the
 // server peers it names; that replica started by its command and found ready by its healthcheck; then the host recipe,
 // two replicas on one Redis, run by bash as written on free loopback ports. Needs dist/ (`npm run build`).
@@ -14,13 +14,13 @@ import { explain, ROOT, run } from '../../spec/test/run.ts';
 import { doc, RESUME, send } from './http.ts';
 import { freePort, ownClock, redisMissing, startRedis, type RedisServer } from './redisServer.ts';
 
-const README = readFileSync(join(ROOT, 'mock', 'README.md'), 'utf8');
+const README = readFileSync(join(ROOT, 'mock', 'docs', 'organisation.md'), 'utf8');
 const missing = redisMissing() ?? (existsSync('/usr/bin/redis-cli') ? undefined : '/usr/bin/redis-cli is not installed');
 
 /** The fenced blocks of one language in the README's section `title`. */
 function blocks(title: string, language: string): string[] {
   const start = README.indexOf(`\n## ${title}\n`);
-  if (start < 0) throw new Error(`mock/README.md has no section "${title}"`);
+  if (start < 0) throw new Error(`mock/docs/organisation.md has no section "${title}"`);
   const end = README.indexOf('\n## ', start + 1);
   const section = README.slice(start, end < 0 ? undefined : end);
   return [...section.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\`\\n`, 'g'))].map((match) => match[1] ?? '');
@@ -83,7 +83,7 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe.skipIf(missing !== undefined)(`mock/README.md, "${SECTION}"${missing ? ` (${missing})` : ''}`, () => {
+describe.skipIf(missing !== undefined)(`mock/docs/organisation.md, "${SECTION}"${missing ? ` (${missing})` : ''}`, () => {
   let redis: RedisServer;
   beforeAll(async () => {
     redis = await startRedis();

@@ -1,4 +1,4 @@
-// mock/README.md's recipes for rehearsing failure, run as written: each ```ts block after a
+// mock/docs/rehearsing.md's recipes for rehearsing failure, run as written: each ```ts block after a
 // `<!-- recipe: NAME -->` marker is written out with `service-external-api/…` resolved to this repository's source, and
 // imported here: the test files' tests run as tests of this file, each in its own describe; the Storybook story runs
 // as msw-storybook-addon runs it (its handlers installed, its loaders, then its render).
@@ -11,7 +11,7 @@ import { chromiumMissing, CHROMIUM } from '../../docs-site/test/chromium.ts';
 import { specExample } from './rehearsal.ts';
 
 const ROOT = new URL('../../', import.meta.url);
-const README = readFileSync(new URL('mock/README.md', ROOT), 'utf8');
+const README = readFileSync(new URL('mock/docs/rehearsing.md', ROOT), 'utf8');
 /** Gitignored: the recipes as run, for a look after a failure. */
 const OUT = new URL('.vitest/recipes/', ROOT);
 
@@ -25,7 +25,7 @@ const ENTRY_POINTS: Record<string, string> = {
 /** The recipe's code block, written out with the package's entry points resolved to the source; its file URL. */
 function recipe(name: string): string {
   const code = new RegExp(`<!-- recipe: ${name} -->\\n\`\`\`ts\\n([\\s\\S]*?)\`\`\``).exec(README)?.[1];
-  if (code === undefined) throw new Error(`mock/README.md has no recipe "${name}"`);
+  if (code === undefined) throw new Error(`mock/docs/rehearsing.md has no recipe "${name}"`);
   const resolved = code.replace(/'(service-external-api\/[a-z]+)'/g, (whole, specifier: string) => {
     const source = ENTRY_POINTS[specifier];
     return source === undefined ? whole : `'${new URL(source, ROOT).href}'`;

@@ -1,4 +1,4 @@
-// The mark of a rehearsed answer: the mock (mock/README.md, "Rehearsing failure") answers a forced status or example
+// The mark of a rehearsed answer: the mock (mock/docs/rehearsing.md, "Rehearsing failure") answers a forced status or example
 // (`Prefer: code=…` / `example=…`, or a queued scenario, the mock's gateway statuses included) with
 // `X-Mock-Rehearsal: prefer` or `X-Mock-Rehearsal: scenario <id>`, so that the validation proxy and the contract suite
 // can tell it from the service's own answer (contract-tests/model/rehearsal.ts). Production never sends it.

@@ -133,7 +133,7 @@ describe('the tarball', () => {
     expect(files).toContain('README.md');
     expect(files).toContain('CHANGELOG.md');
     for (const file of files)
-      expect(file, file).toMatch(/^(package\.json|README\.md|CHANGELOG\.md|RULES\.md|(mock|contract-tests|docs-site|spec|generated)\/README\.md|dist\/.+)$/);
+      expect(file, file).toMatch(/^(package\.json|README\.md|CHANGELOG\.md|RULES\.md|(mock|contract-tests|docs-site|spec|generated)\/README\.md|mock\/docs\/[a-z-]+\.md|dist\/.+)$/);
     expect(
       files.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts')),
       'no TypeScript sources: Node never strips types under node_modules',
@@ -716,7 +716,7 @@ describe("the README's tables are the package's", () => {
 
 /** mock/README's `listen` options (msw 2 reads one name, msw 3 the other): the form every snippet there shows. */
 const LISTEN_OPTIONS = /const strict = (\{ onUnhandledRequest: 'error', onUnhandledFrame: 'error' \}) as const;/.exec(
-  readFileSync(join(ROOT, 'mock', 'README.md'), 'utf8'),
+  readFileSync(join(ROOT, 'mock', 'docs', 'in-process.md'), 'utf8'),
 )?.[1];
 
 /** A file that types createMockApp with the project's @types/express and the MSW handlers with its msw, and calls

@@ -63,7 +63,7 @@ export function prepareDiscussion(
   const measured = measureDocument(message);
   if (measured.depth > MAX_DOCUMENT_DEPTH) return fail('failed', `the rich-text document nests deeper than ${MAX_DOCUMENT_DEPTH} levels`);
   // The mock's own limit, not production's: a session keeps at most its byte budget, so one document larger than
-  // that cannot be kept at all (mock/README.md, "Memory").
+  // that cannot be kept at all (mock/docs/state.md, "Memory").
   if (measured.bytes > ctx.maxDocumentBytes)
     return fail('too_large', `the rich-text document would keep about ${measured.bytes} bytes; a session keeps at most ${ctx.maxDocumentBytes}`);
   const mentioned: string[] = [];

@@ -2,7 +2,7 @@
 // its text and the strings parsed from it behind, and V8 keeps such large objects until a full collection, which it
 // starts only once the heap has grown to a multiple of what is live: under a run of large writes the process's memory
 // would climb to three or four times what the sessions keep. One full collection once a large request is answered
-// (coalesced: at most one waiting) keeps it near what is live (mock/README.md, "Memory"). Small requests never trigger
+// (coalesced: at most one waiting) keeps it near what is live (mock/docs/state.md, "Memory"). Small requests never trigger
 // it, so ordinary traffic pays nothing.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';

@@ -1,4 +1,4 @@
-// The probes an orchestrator or a load balancer asks a running mock (the CLI's server; mock/README.md, "Running it for an organisation"):
+// The probes an orchestrator or a load balancer asks a running mock (the CLI's server; mock/docs/organisation.md, "Running it for an organisation"):
 //   GET /__mock/health  liveness: 200 {"status":"ok"} while the process serves
 //   GET /__mock/ready   readiness: 200 {"status":"ready"} when the store answers safely and the mock takes requests,
 //                       else 503 {"status":"unready","reason":"<one sentence>"}: the store's own reason (Redis

@@ -1,6 +1,6 @@
 // GET /__mock/metrics: the running mock in the Prometheus text format, through prom-client (an optional peer
 // dependency, loaded by the CLI's server only, after its first answer; nothing of it is on the core's or the browser's
-// path). Names (mock/README.md, "Running it for an organisation"):
+// path). Names (mock/docs/organisation.md, "Running it for an organisation"):
 //   mock_requests_total{operation,status}          every answer the core framed; operation is the operationId, or
 //                                                  "none" (controls, paths outside the API)
 //   mock_request_duration_seconds{operation}       histogram, from the request's arrival to its framed answer

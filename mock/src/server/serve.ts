@@ -42,7 +42,7 @@ Starts the production-true mock of the external API and prints its URL, tokens a
 
   --port N          port to listen on (default 4010, or $PORT); 0 picks a free port
   --host H          address to bind (default 127.0.0.1)
-  --seed FILE       start from this seed (JSON {"state", "fixtures"}; see mock/README.md)
+  --seed FILE       start from this seed (JSON {"state", "fixtures"}; see mock/docs/state.md)
   --delay MS        wait MS before every API answer; MIN-MAX waits a random time in that range
   --max-delay MS    how long a request with Prefer: fault=timeout is held before its connection is dropped
                     (default ${DEFAULT_MAX_HOLD_MS}; the client may give up first)

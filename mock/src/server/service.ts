@@ -1,4 +1,4 @@
-// The mock as a service other teams depend on (the CLI's server; mock/README.md, "Running it for an organisation"):
+// The mock as a service other teams depend on (the CLI's server; mock/docs/organisation.md, "Running it for an organisation"):
 // the probes (health.ts) and the metrics (metrics.ts) in front of the app, and the drain on SIGTERM/SIGINT. Node only.
 //   - every request's target is read once, by the core's reading (core/target.ts): the probes, the metrics, the log
 //     and the app see one path, whatever the form of the target (absolute, `//…`, a trailing `/`, a `#fragment`);

@@ -96,7 +96,7 @@ type Kept = {
 /** What one queued scenario is counted at, in bytes (its record and its Prefer value of at most 200 characters). */
 const SCENARIO_BYTES = 512;
 
-/** A journal entry's cost, as `measureDocument` counts a JSON value (mock/README.md, "Memory"). */
+/** A journal entry's cost, as `measureDocument` counts a JSON value (mock/docs/state.md, "Memory"). */
 const entryBytes = (entry: RequestEntry): number => measureDocument(entry).bytes;
 
 /**

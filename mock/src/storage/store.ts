@@ -17,7 +17,7 @@ export type WriteEvent = { seq: number; at: string; activity: ActivityRow; subsc
 /**
  * The event journal keeps this many writes per store; older ones are dropped first. Each session also keeps this many
  * rows per history table (the same writes the event journal holds), so a session's memory is bounded by design: about
- * 2–3 KB per write, at most about 3 MB per session at the limit (mock/README.md, "Memory"). An answer reads the history
+ * 2–3 KB per write, at most about 3 MB per session at the limit (mock/docs/state.md, "Memory"). An answer reads the history
  * only for the caller's unread notifications (the most recent ones) and the write's own rows.
  */
 export const EVENT_JOURNAL_LIMIT = 1000;
@@ -30,7 +30,7 @@ export type HistoryTable = (typeof HISTORY_TABLES)[number];
 
 export { DEFAULT_SESSION_BYTES };
 
-/** What one history row or journal event keeps besides a rich-text document, at most (mock/README.md, "Memory"). */
+/** What one history row or journal event keeps besides a rich-text document, at most (mock/docs/state.md, "Memory"). */
 const ROW_BYTES = 200;
 
 /** A comment thread's cost: its row, plus its document as measured. */

@@ -10,12 +10,12 @@
 //   node mock/test/fuzz/soak.ts --reading-sessions N
 //   node mock/test/fuzz/soak.ts --proxy-attack N
 //
-// --large-bodies N runs the large-body attack instead (mock/README.md, "Memory"): N writes of a 9 MB document each to
+// --large-bodies N runs the large-body attack instead (mock/docs/state.md, "Memory"): N writes of a 9 MB document each to
 // its own session, N to the default session, N documents of 3,000,000 empty objects, then GET /__mock/state, one
 // client, with the RSS sampled every 100 ms; it fails when an answer is not the one expected (200, 200, 413, 200) or the
 // peak passes the README's bound for the defaults (160 MB + 1.25 × --max-total-bytes + 4 × --body-limit).
 //
-// --reading-sessions N runs the reading-session attack instead (mock/README.md, "Memory"): the mock with
+// --reading-sessions N runs the reading-session attack instead (mock/docs/state.md, "Memory"): the mock with
 // --max-sessions N, then N sessions that never write, each made by a GET /__mock/events with its own X-Mock-Session,
 // then a 404 and a refused write (401) in it, 16 clients at a time, with the RSS sampled every 100 ms; it fails when an
 // answer is not the one expected (200, 404, 401), GET /__mock/sessions does not list them all, or the peak passes
@@ -114,7 +114,7 @@ const readingSessions = values['reading-sessions'] === undefined ? undefined : p
 if (readingSessions !== undefined && readingSessions > 100_000) fail(`--reading-sessions must be at most 100000, got ${readingSessions}`);
 const proxyWrites = values['proxy-attack'] === undefined ? undefined : positive(values['proxy-attack'], '--proxy-attack', 40);
 if (proxyWrites !== undefined && proxyWrites > 10_000) fail(`--proxy-attack must be at most 10000, got ${proxyWrites}`);
-/** The most the mock may use with 20,000 sessions that only read (the issue's bar; mock/README.md, "Memory"). */
+/** The most the mock may use with 20,000 sessions that only read (the issue's bar; mock/docs/state.md, "Memory"). */
 const READING_BOUND_MB = 400;
 
 const cannon: unknown = createRequire(import.meta.url)('autocannon');
