@@ -101,7 +101,7 @@ function headerList(value: unknown, where: string): HarHeader[] {
 }
 
 /** Checks a parsed document is HAR and returns its entries as exchanges (unknown and `_` fields are ignored). */
-function harFromJson(value: unknown, bounds: HarBounds = HAR_BOUNDS, started = Date.now()): { har: Har; exchanges: RecordedExchange[] } {
+function harFromJson(value: unknown, bounds: HarBounds = HAR_BOUNDS, started = performance.now()): { har: Har; exchanges: RecordedExchange[] } {
   if (!isRecord(value) || !isRecord(value['log'])) throw new HarError('is not HAR: no "log" object at the top');
   const log = value['log'];
   if (!Array.isArray(log['entries'])) throw new HarError('is not HAR: log.entries is not a list');
@@ -111,7 +111,7 @@ function harFromJson(value: unknown, bounds: HarBounds = HAR_BOUNDS, started = D
   const entries: HarEntry[] = [];
   const exchanges: RecordedExchange[] = [];
   log['entries'].forEach((raw: unknown, index: number) => {
-    if (Date.now() - started > bounds.timeoutMs) throw new HarError(`took longer than ${bounds.timeoutMs} ms to read`);
+    if (performance.now() - started > bounds.timeoutMs) throw new HarError(`took longer than ${bounds.timeoutMs} ms to read`);
     const where = `log.entries[${index}]`;
     if (!isRecord(raw) || !isRecord(raw['request']) || !isRecord(raw['response'])) throw new HarError(`is not HAR: ${where} has no request and response`);
     const rq = raw['request'];
@@ -182,7 +182,7 @@ function harFromJson(value: unknown, bounds: HarBounds = HAR_BOUNDS, started = D
 
 /** Reads a HAR file within bounds; a file that cannot be read or is not HAR is a HarError of one line. */
 export function readHar(file: string, bounds: HarBounds = HAR_BOUNDS): { har: Har; exchanges: RecordedExchange[] } {
-  const started = Date.now();
+  const started = performance.now();
   let size: number;
   try {
     size = statSync(file).size;
@@ -195,7 +195,7 @@ export function readHar(file: string, bounds: HarBounds = HAR_BOUNDS): { har: Ha
 }
 
 /** Parses a HAR text within bounds. */
-export function harFromText(text: string, bounds: HarBounds = HAR_BOUNDS, started = Date.now()): { har: Har; exchanges: RecordedExchange[] } {
+export function harFromText(text: string, bounds: HarBounds = HAR_BOUNDS, started = performance.now()): { har: Har; exchanges: RecordedExchange[] } {
   if (Buffer.byteLength(text) > bounds.maxBytes) throw new HarError(`is more than the ${bounds.maxBytes} bytes read`);
   if (depthOf(text, bounds.maxDepth) > bounds.maxDepth) throw new HarError(`nests deeper than ${bounds.maxDepth} levels`);
   let value: unknown;

@@ -13,6 +13,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { productionJson } from '../../spec/lib/number-form.ts';
 
 type Answer = {
   path: string;
@@ -112,7 +113,10 @@ function sendStringified(res: import('express').Response, answer: Answer | undef
   }
   res.status(answer.status);
   for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-  res.json(answer.json.value);
+  // Written as production writes numbers (a float 5.0 as `5.0`), as the mock does: the same bytes, the same work.
+  const body = productionJson(answer.json.value);
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.end(body);
 }
 
 async function expressApp(floor: boolean): Promise<import('express').Express> {

@@ -4,7 +4,7 @@
 //   node spec/tools/build.ts        exit 0 with dist/ written, 1 with the compiler's diagnostics
 // Node never strips types under node_modules, so nothing under dist/ is TypeScript but the .d.ts files.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -78,7 +78,17 @@ function compile(): readonly ts.Diagnostic[] {
     ENTRY_POINTS.map((file) => join(ROOT, file)),
     options,
   );
-  const result = program.emit();
+  // A module of types alone compiles to `export {};`: it ships without a source map, which would only embed its
+  // whole source again (generated/types.ts's map alone was 134 KB).
+  const outputs = new Map<string, string>();
+  const result = program.emit(undefined, (fileName, text) => outputs.set(fileName, text));
+  for (const [fileName, text] of outputs) {
+    const typesOnly = (js: string | undefined): boolean =>
+      js !== undefined && /^(\s*\/\/[^\n]*\n)*\s*export \{\};\s*(\/\/# sourceMappingURL=\S+\s*)?$/.test(js);
+    if (fileName.endsWith('.js.map') && typesOnly(outputs.get(fileName.slice(0, -'.map'.length)))) continue;
+    mkdirSync(dirname(fileName), { recursive: true });
+    writeFileSync(fileName, fileName.endsWith('.js') && typesOnly(text) ? text.replace(/\/\/# sourceMappingURL=\S+\s*$/, '') : text);
+  }
   return [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
 }
 
