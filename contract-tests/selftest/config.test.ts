@@ -310,7 +310,9 @@ describe("the README's QA line", () => {
     const { readFileSync } = await import('node:fs');
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     // The QA line sets the token itself (README's install section also shows the npx line for Node 20, without variables).
-    const line = readme.split('\n').find((l) => / service-external-api contract --base-url https?:\/\//.test(l) && l.includes('npx') && /CONTRACT_TOKEN=/.test(l));
+    const line = readme
+      .split('\n')
+      .find((l) => / service-external-api contract --base-url https?:\/\//.test(l) && l.includes('npx') && /CONTRACT_TOKEN=/.test(l));
     if (!line) throw new Error('README.md has no QA line (npx … service-external-api contract --base-url URL)');
     const env = Object.fromEntries([...line.matchAll(/(?:^|\s)(CONTRACT_[A-Z_]+)=(\S+)/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
     const url = /--base-url (\S+)/.exec(line)?.[1] ?? '';

@@ -205,7 +205,9 @@ describe("mock/README's browser snippet in a vite build of a consumer app", () =
     const { build, createLogger } = await import('vite');
     const web = join(app, 'web');
     mkdirSync(web);
-    const snippet = /In a browser app, with `msw\/browser`[\s\S]*?```ts\n([\s\S]*?)```/.exec(readFileSync(join(ROOT, 'mock', 'docs', 'in-process.md'), 'utf8'))?.[1];
+    const snippet = /In a browser app, with `msw\/browser`[\s\S]*?```ts\n([\s\S]*?)```/.exec(
+      readFileSync(join(ROOT, 'mock', 'docs', 'in-process.md'), 'utf8'),
+    )?.[1];
     if (!snippet) throw new Error('mock/docs/in-process.md has no browser snippet');
     writeFileSync(join(web, 'main.ts'), `${snippet}export {};\n`);
     writeFileSync(join(web, 'index.html'), '<!doctype html><script type="module" src="./main.ts"></script>');

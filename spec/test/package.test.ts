@@ -133,7 +133,9 @@ describe('the tarball', () => {
     expect(files).toContain('README.md');
     expect(files).toContain('CHANGELOG.md');
     for (const file of files)
-      expect(file, file).toMatch(/^(package\.json|README\.md|CHANGELOG\.md|RULES\.md|(mock|contract-tests|docs-site|spec|generated)\/README\.md|mock\/docs\/[a-z-]+\.md|dist\/.+)$/);
+      expect(file, file).toMatch(
+        /^(package\.json|README\.md|CHANGELOG\.md|RULES\.md|(mock|contract-tests|docs-site|spec|generated)\/README\.md|mock\/docs\/[a-z-]+\.md|dist\/.+)$/,
+      );
     expect(
       files.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts')),
       'no TypeScript sources: Node never strips types under node_modules',
