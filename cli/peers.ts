@@ -65,7 +65,7 @@ function installed(name: string): boolean {
 }
 
 /** The version and the Node.js range (`engines.node`) of an installed peer, or undefined when it is not installed. */
-export function installedPeer(name: string): { version: string; node: string | undefined } | undefined {
+function installedPeer(name: string): { version: string; node: string | undefined } | undefined {
   const file = peerManifestPath(name);
   if (file === undefined) return undefined;
   try {

@@ -361,7 +361,7 @@ export const CALLER_FIELDS = view((rules) => rules.callerFields);
 export const STATE_RULES = view((rules) => rules.stateRules);
 
 /** What each operation's write computes from the record's previous answer (OPERATION_RULES `again`). */
-export const AGAIN_RULES = view((rules) => rules.again);
+const AGAIN_RULES = view((rules) => rules.again);
 
 /**
  * The rules of a write's answer against the same record's previous answer (`previous`; nothing without one), sent at

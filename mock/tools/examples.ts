@@ -18,7 +18,7 @@ import { fixturesOf } from '../src/index.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The instant the examples describe: the seed's "now", the moment each example's write happens. */
-export const EXAMPLES_AT = new Date('2025-06-13T15:42:07Z');
+const EXAMPLES_AT = new Date('2025-06-13T15:42:07Z');
 
 /** One named request example and the 200 example of the same name, with the mock's answer to the request. */
 export type ExampleAnswer = {

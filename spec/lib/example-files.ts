@@ -11,7 +11,7 @@ import { isObject } from './openapi.ts';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The path file of each route of spec/openapi.yaml (`paths: {route: {$ref: paths/….yaml}}`), relative to the repository. */
-export function pathFiles(): Map<string, string> {
+function pathFiles(): Map<string, string> {
   const paths = parseDocument(readFileSync(join(ROOT, 'spec', 'openapi.yaml'), 'utf8')).toJS()?.paths;
   const files = new Map<string, string>();
   for (const [route, item] of Object.entries(isObject(paths) ? paths : {})) {

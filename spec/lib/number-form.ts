@@ -11,7 +11,7 @@
 import { isObject, loadDocument, type JsonObject } from './openapi.ts';
 import { violation, type Violation } from './violations.ts';
 
-export type NumberKind = 'integer' | 'float';
+type NumberKind = 'integer' | 'float';
 
 /** Jason's text for an Elixir float (erlang float_to_binary with [short]; io_lib_format insert_decimal/insert_exp). */
 export function elixirFloat(value: number): string {
@@ -156,7 +156,7 @@ export function productionJson(value: unknown): string {
 type RawNumber = { path: Array<string | number>; raw: string };
 
 /** The numbers of a JSON text with their paths and raw text; undefined when the text is not JSON or too deep. */
-export function rawNumbers(text: string, maxDepth = 64): RawNumber[] | undefined {
+function rawNumbers(text: string, maxDepth = 64): RawNumber[] | undefined {
   const out: RawNumber[] = [];
   let i = 0;
   const ws = (): void => {

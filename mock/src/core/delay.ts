@@ -10,8 +10,6 @@
 
 import { DEFAULT_MAX_WAITING } from '../limits.ts';
 
-export { DEFAULT_MAX_WAITING };
-
 /** How a wait ended: the time passed, the client went away, or too many requests were waiting already. */
 export type WaitOutcome = 'waited' | 'gone' | 'busy';
 

@@ -7,9 +7,6 @@
 // Framework-free: a path and a state in, an answer out (service.ts writes it).
 import type { Sessions } from '../storage/sessions.ts';
 
-export const HEALTH_PATH = '/__mock/health';
-export const READY_PATH = '/__mock/ready';
-
 export type ProbeAnswer = { status: 200 | 503; body: string };
 
 /** What readiness looks at: whether the server is draining, and the store. */

@@ -3,4 +3,4 @@
 // accept the absolute form (`POST http://127.0.0.1:4010/api/external/v1/projects/resume HTTP/1.1`, what a client
 // sends to a proxy) and then use the target's authority as the request's host, ignoring any Host header; the core is
 // given the origin form and that host, so the request is answered exactly as its origin form would be.
-export { originForm, readTarget, type Target } from '../core/target.ts';
+export { originForm, readTarget } from '../core/target.ts';

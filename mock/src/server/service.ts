@@ -41,7 +41,7 @@ export type ServiceOptions = {
 };
 
 /** How a drain ended, and how many requests in flight it cut off (0 when it drained). */
-export type Drained = { ended: 'drained' | 'timed out'; cutOff: number };
+type Drained = { ended: 'drained' | 'timed out'; cutOff: number };
 
 export type Service = {
   /** The request listener: the probes and metrics, then the app. */
