@@ -3,8 +3,14 @@
 
 /** The bench's targets, each checked from one run (see mock/bench/README.md, "Targets"). */
 export const TARGETS = {
-  /** Our mock's server CPU µs per request, by self-check mode and operation: at most. */
-  cpu_us: { always: { resumeProject: 120, closeGoal: 180 }, sample: { resumeProject: 90, closeGoal: 130 } },
+  /**
+   * Our mock's server CPU µs per request, by self-check mode: at most `any` for every operation, and the tighter bound
+   * measured for an operation where one is set (a new operation needs no entry here).
+   */
+  cpu_us: {
+    always: { any: 180, resumeProject: 120 } as Readonly<Record<string, number>>,
+    sample: { any: 130, resumeProject: 90 } as Readonly<Record<string, number>>,
+  },
   /** Our mock with `--self-check sample` ÷ the parse-and-stringify Express floor, by req/s and by CPU: at least. */
   floor_ratio: 0.45,
   /** Our mock (always) ÷ Prism (default) by req/s, on both operations: at least. */
