@@ -42,7 +42,8 @@ export function verdicts(measured: Measured): Record<string, Verdict> {
   for (const mode of ['always', 'sample'] as const) {
     const server = mode === 'always' ? 'mock' : 'mock-sample';
     if (!present.includes(server)) continue;
-    for (const o of OPERATIONS) targets[`cpu_us_${mode}_${o}`] = atMost(cell(server, o)?.cpu_us_per_request, TARGETS.cpu_us[mode][o] ?? TARGETS.cpu_us[mode]['any'] ?? Number.NaN);
+    for (const o of OPERATIONS)
+      targets[`cpu_us_${mode}_${o}`] = atMost(cell(server, o)?.cpu_us_per_request, TARGETS.cpu_us[mode][o] ?? TARGETS.cpu_us[mode]['any'] ?? Number.NaN);
   }
   if (ratios['mock-sample ÷ express-floor']) {
     targets['floor_ratio_sample_rps'] = bothAtLeast(ratios['mock-sample ÷ express-floor'], TARGETS.floor_ratio);
