@@ -1,7 +1,7 @@
 // `service-external-api coverage FILE… [--min KEY=PERCENT,…] [--format text|json]`: merges coverage files of one shape
 // (contract --coverage, drift --coverage, the proxy's GET /__proxy/summary) into one (merge.ts), prints a line per
 // operation, and exits 1 when an operation is below a minimum, 2 on bad input (one line).
-import { readFileSync, statSync } from 'node:fs';
+import { readFileBounded } from '../../spec/lib/read-file.ts';
 import { failWith, oneOf, parseCommand } from '../har/args.ts';
 import { COVERAGE_KEYS, CoverageInputError, fractions, mergeReports, parseMinimums, percent, reportOf, type CoverageKey } from './merge.ts';
 
@@ -36,11 +36,9 @@ export async function runCoverage(argv: string[]): Promise<void> {
     const reports = positionals.map((file) => {
       let text: string;
       try {
-        if (statSync(file).size > MAX_BYTES) throw new CoverageInputError(`${file} is larger than ${MAX_BYTES} bytes`);
-        text = readFileSync(file, 'utf8');
+        text = readFileBounded(file, MAX_BYTES, file, `is larger than ${MAX_BYTES} bytes`);
       } catch (error) {
-        if (error instanceof CoverageInputError) throw error;
-        throw new CoverageInputError(`cannot read ${file} (${error instanceof Error ? error.message : String(error)})`);
+        throw new CoverageInputError(error instanceof Error ? error.message : String(error));
       }
       let value: unknown;
       try {

@@ -4,10 +4,11 @@
 // read with the diff command's bounded reader (spec/diff, handed over by cli/cli.ts: the suite stays above the spec's
 // tooling), it takes the place of the bundled document before any of the
 // checking code is loaded, so every rule reads it (which is why the checks are imported only after that).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { loadDocument as bundledDocument } from '../../spec/lib/openapi.ts';
-import { failWith, oneOf, parseCommand } from '../har/args.ts';
+import { readFileBounded } from '../../spec/lib/read-file.ts';
+import { failWith, oneOf, parseCommand, TOKENS_MAX_BYTES } from '../har/args.ts';
 
 const DRIFT_USAGE = `Usage: service-external-api drift FILE.har [options]
 
@@ -78,9 +79,9 @@ export async function runDrift(argv: string[], version = 'unknown', loadSpec?: S
   if (values.tokens !== undefined) {
     let text = '';
     try {
-      text = readFileSync(values.tokens, 'utf8');
+      text = readFileBounded(values.tokens, TOKENS_MAX_BYTES, `--tokens ${values.tokens}`);
     } catch (error) {
-      fail(`cannot read --tokens ${values.tokens}: ${message(error)}`);
+      fail(message(error));
     }
     const parsed = parseFixtures(text);
     if (!parsed.ok) fail(`--tokens ${values.tokens}: ${parsed.error}`);

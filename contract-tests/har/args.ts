@@ -2,6 +2,9 @@
 // bad option or value is one line on stderr (`<command>: …`) and exit 2, the commands' "bad input" code.
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 
+/** The most a --tokens or --map file may hold (a fixtures document is a few KB). */
+export const TOKENS_MAX_BYTES = 8 * 1024 * 1024;
+
 export function failWith(command: string): (message: string) => never {
   return (message) => {
     process.stderr.write(`${command}: ${message.split('\n')[0] ?? ''}\n`);

@@ -3,9 +3,9 @@
 // `_`-prefixed keys, base64 bodies with `content.encoding`, no postData, absolute URLs). Reading is bounded like every
 // input from outside: the file's size, its nesting depth, the number of entries and the time spent; what is not HAR is
 // refused with one line (HarError). An entry becomes the exchange the proxy's checks take (RawRequest + Received).
-import { readFileSync, statSync } from 'node:fs';
 import type { RawRequest } from '../model/predict.ts';
 import { operationModels } from '../model/profiles.ts';
+import { FileReadError, readFileBounded } from '../../spec/lib/read-file.ts';
 
 export type HarHeader = { name: string; value: string };
 type HarPostData = { mimeType: string; text: string; encoding?: string };
@@ -183,15 +183,13 @@ function harFromJson(value: unknown, bounds: HarBounds = HAR_BOUNDS, started = p
 /** Reads a HAR file within bounds; a file that cannot be read or is not HAR is a HarError of one line. */
 export function readHar(file: string, bounds: HarBounds = HAR_BOUNDS): { har: Har; exchanges: RecordedExchange[] } {
   const started = performance.now();
-  let size: number;
+  let text: string;
   try {
-    size = statSync(file).size;
+    text = readFileBounded(file, bounds.maxBytes, file, `is more than the ${bounds.maxBytes} bytes read`);
   } catch (error) {
-    throw new HarError(`cannot be read (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
+    throw error instanceof FileReadError ? new HarError(error.reason) : error;
   }
-  if (size > bounds.maxBytes) throw new HarError(`is ${size} bytes, more than the ${bounds.maxBytes} read`);
-  const text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
-  return harFromText(text, bounds, started);
+  return harFromText(text.replace(/^\uFEFF/, ''), bounds, started);
 }
 
 /** Parses a HAR text within bounds. */

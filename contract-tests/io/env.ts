@@ -96,7 +96,7 @@ function isGroup(value: string): value is RecordGroup {
   return Object.hasOwn(RECORD_STORIES, value);
 }
 
-function isLoopback(hostname: string): boolean {
+export function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }

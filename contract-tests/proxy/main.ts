@@ -2,9 +2,11 @@
 // `main(argv)` parses the options (a bad one is exit 2 with one line), listens, prints the URL and each exchange that
 // broke the contract, and on SIGINT/SIGTERM writes the JUnit report (--report) and closes. Importing this module does
 // nothing; the package's command line (cli/cli.ts) calls main.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { TOKENS_MAX_BYTES } from '../har/args.ts';
 import { DEFAULT_RECORD_MAX_BYTES, Recorder } from '../har/recorder.ts';
+import { readFileBounded } from '../../spec/lib/read-file.ts';
 import { RULES, type Received } from './check.ts';
 import type { RawRequest } from '../model/predict.ts';
 import { parseFixtures, TokenKnowledge } from './knowledge.ts';
@@ -97,9 +99,9 @@ export async function main(argv: string[]): Promise<void> {
   if (values.tokens !== undefined) {
     let text: string;
     try {
-      text = readFileSync(values.tokens, 'utf8');
+      text = readFileBounded(values.tokens, TOKENS_MAX_BYTES, `--tokens ${values.tokens}`);
     } catch (error) {
-      bad.fail(printable(`cannot read --tokens ${values.tokens}: ${error instanceof Error ? error.message : String(error)}`));
+      bad.fail(printable(error instanceof Error ? error.message : String(error)));
     }
     const parsed = parseFixtures(text);
     // What the file holds is outside text: its keys and the parser's excerpt of it are printed escaped.

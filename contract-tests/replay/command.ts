@@ -2,10 +2,11 @@
 // again to --target, in order, and compares each answer with the recorded one (replay.ts). Prints, per differing
 // exchange, the first differing JSON pointer with both values; the last line `replay: N same, N differ`. Exit 0 all
 // same, 1 one differs, 2 bad input (one line). Writes go only to a loopback target unless CONTRACT_ALLOW_WRITES is set.
-import { readFileSync } from 'node:fs';
+import { readFileBounded } from '../../spec/lib/read-file.ts';
+import { isLoopback } from '../io/env.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
 import { HarError, readHar } from '../har/har.ts';
-import { failWith, parseCommand } from '../har/args.ts';
+import { failWith, parseCommand, TOKENS_MAX_BYTES } from '../har/args.ts';
 import { parseFixtures, type Fixtures } from '../proxy/knowledge.ts';
 import { fixtureMap, mockFixtures, replay } from './replay.ts';
 
@@ -30,15 +31,15 @@ const OPTIONS = { target: { type: 'string' }, tokens: { type: 'string' }, map: {
 const fail: (message: string) => never = failWith('replay');
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
 function readJson(file: string, option: string): unknown {
+  const text = (() => {
+    try {
+      return readFileBounded(file, TOKENS_MAX_BYTES, `${option} ${file}`, 'is larger than 8 MB');
+    } catch (error) {
+      return fail(message(error));
+    }
+  })();
   try {
-    const text = readFileSync(file, 'utf8');
-    if (text.length > 8 * 1024 * 1024) fail(`${option} ${file} is larger than 8 MB`);
     return JSON.parse(text);
   } catch (error) {
     return fail(`${option} ${file}: ${message(error)}`);

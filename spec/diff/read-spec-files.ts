@@ -4,10 +4,11 @@
 // (for `git:` refs, spec/ at that ref): no absolute path, no `..` out of it, no symlink out of it, no URL, so no file
 // outside the spec is read and no request is made. A chain of references that only leads back to itself is refused
 // too. What passes is copied, as JSON, into a fresh folder, so the bundler reads exactly the files checked here.
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { createRequire } from 'node:module';
 import { isObject } from '../lib/openapi.ts';
+import { FileReadError, readFileBounded } from '../lib/read-file.ts';
 
 /**
  * The YAML parser, loaded when a YAML file is read: `yaml` is an optional peer dependency of the package, needed by
@@ -35,42 +36,14 @@ export const READ_LIMITS = {
 const MB = (bytes: number): string => `${bytes / 1024 / 1024} MB`;
 
 /**
- * A file's text, read through one open handle: opened without following a symlink and without blocking (a FIFO or a
- * device opens and is refused, never waited on), checked on the handle itself (a regular file within `limit`
- * bytes), and read with that limit (a file that grows after the check is refused, not read on). What is checked is
- * what is read: nothing is looked up by its path twice. `name` names it in errors, `over` says what a size past
- * `limit` exceeds.
+ * A file of the document, read as spec/lib/read-file.ts reads any input (one open handle, no symlink, no FIFO, within
+ * `limit`), its refusal the gate's one-line exit 2.
  */
 export function readBounded(path: string, limit: number, name: string, over = `is over ${MB(limit)}`): string {
-  let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    return readFileBounded(path, limit, name, over);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP' || code === 'EMLINK') throw new DiffInputError(`${name} is a symlink that changed while it was read (refused)`);
-    throw new DiffInputError(`${name} cannot be read (${code ?? firstLine(error)})`);
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new DiffInputError(`${name} is not a regular file (a FIFO, a device or a folder is never read)`);
-    if (stat.size > limit) throw new DiffInputError(`${name} ${over}`);
-    const buffer = Buffer.alloc(Math.min(limit, stat.size) + 1);
-    let length = 0;
-    for (;;) {
-      let read: number;
-      try {
-        read = readSync(fd, buffer, length, buffer.length - length, null);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        throw new DiffInputError(`${name} cannot be read (${code ?? firstLine(error)})`);
-      }
-      if (read === 0) break;
-      length += read;
-      if (length >= buffer.length) throw new DiffInputError(`${name} grew while it was read (over ${stat.size} bytes)`);
-    }
-    return buffer.subarray(0, length).toString('utf8');
-  } finally {
-    closeSync(fd);
+    throw error instanceof FileReadError ? new DiffInputError(error.message) : error;
   }
 }
 
