@@ -6,10 +6,10 @@ import { defineConfig } from 'vitest/config';
 /**
  * The clock guard. The wall-clock rule (spec/test/clock/wall-clock.test.ts) keeps every file from reading the day
  * itself, outside a short list with reasons; what a syntax rule cannot see (a default clock a test did not replace, a
- * library's own clock) these two projects catch: the files below run again with the system time moved
- * (spec/test/clock/fake-clock.mjs), once on a seeded day at a seeded time, once a second before midnight UTC on
- * another weekday, so that the day turns while they run. The seed is TEST_CLOCK_SEED, else the commit under test, so
- * each commit tries other days; a failing test's project name shows the seed that replays it:
+ * library's own clock) the clock project catches: the files below run again with the system time moved
+ * (spec/test/clock/fake-clock.mjs) to a day seeded from the commit, a second before midnight UTC, so that the day and
+ * the weekday turn while they run. The seed is TEST_CLOCK_SEED, else the commit under test, so each commit tries another
+ * day; a failing test's project name shows the instant and the seed that replays it:
  * `TEST_CLOCK_SEED=<seed> npx vitest run --project 'clock*'`.
  */
 function clockSeed(): string {
@@ -24,16 +24,14 @@ function clockSeed(): string {
 }
 
 const DAY_MS = 86_400_000;
-/** The two instants of a seed: a day in 2026–2030 at a second of it, and a second before midnight one to six days on. */
-function clocksOf(seed: string): [string, string] {
+/** The instant of a seed: a second before midnight UTC at the end of a day in 2026–2030 (any weekday). */
+function clockOf(seed: string): string {
   const hash = createHash('sha256').update(seed).digest();
   const day = Date.UTC(2026, 0, 1) + (hash.readUInt32BE(0) % (5 * 365)) * DAY_MS;
-  const first = day + (hash.readUInt32BE(4) % 86_400) * 1000;
-  const beforeMidnight = day + (1 + (hash.readUInt32BE(8) % 6)) * DAY_MS + DAY_MS - 1000;
-  return [new Date(first).toISOString().replace('.000Z', 'Z'), new Date(beforeMidnight).toISOString().replace('.000Z', 'Z')];
+  return new Date(day + DAY_MS - 1000).toISOString().replace('.000Z', 'Z');
 }
 const SEED = clockSeed();
-const CLOCKS = clocksOf(SEED);
+const CLOCK = clockOf(SEED);
 /**
  * The test files that run the mock or the suite's model on a clock they do not fix (a mock started without `now`, a
  * mock process, the suite's day from the mock's Date header) and assert on dates: check-ins, closed_at, updated_at,
@@ -72,15 +70,15 @@ export default defineConfig({
           typecheck: { enabled: true, include: ['**/*.test-d.ts'], tsconfig: './tsconfig.json' },
         },
       },
-      ...CLOCKS.map((clock) => ({
-        extends: true as const,
+      {
+        extends: true,
         test: {
-          name: `clock ${new Date(clock).toUTCString().slice(0, 3)} ${clock} TEST_CLOCK_SEED=${SEED}`,
+          name: `clock ${new Date(CLOCK).toUTCString().slice(0, 3)} ${CLOCK} TEST_CLOCK_SEED=${SEED}`,
           include: DATED,
           setupFiles: ['./spec/test/clock/setup.ts'],
-          env: { TEST_FAKE_CLOCK: clock, NODE_OPTIONS: [process.env['NODE_OPTIONS'], `--import=${FAKE_CLOCK}`].filter(Boolean).join(' ') },
+          env: { TEST_FAKE_CLOCK: CLOCK, NODE_OPTIONS: [process.env['NODE_OPTIONS'], `--import=${FAKE_CLOCK}`].filter(Boolean).join(' ') },
         },
-      })),
+      },
     ],
   },
 });

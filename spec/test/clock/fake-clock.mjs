@@ -1,6 +1,6 @@
 // The clock guard's fake system time: with TEST_FAKE_CLOCK set to an instant (ISO 8601), this process's
 // `Date` starts at that instant when this module loads and runs on at real speed, as libfaketime's "@" start time
-// does. Loaded by the clock projects' setup file in every test worker and, through NODE_OPTIONS, in every Node.js
+// does. Loaded by the clock project's setup file in every test worker and, through NODE_OPTIONS, in every Node.js
 // process a test starts (a mock CLI, a proxy), so a test that reads the wall clock where it should fix one fails on
 // the day it would fail in CI. Only `Date` moves: timers, performance.now() and the kernel's clock are untouched, and
 // Node.js's own Date header is not (the mock writes its own from its clock).

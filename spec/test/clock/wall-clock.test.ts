@@ -1,8 +1,8 @@
 // The wall-clock rule (README.md, `npm test`): the mock, the suite and their tests take the day from a clock they are
 // given, so that no test depends on the day it runs. Every read of the wall clock as a date (wall-clock.ts) is in a
 // file listed here, as many times as listed, for the reason given; anything else fails, naming the file and line.
-// The clock projects of vitest.config.ts then run the tests that touch dates on a seeded day, and a second before
-// midnight, to catch what a syntax rule cannot see (a default clock a test forgot to replace, a library's clock).
+// The clock project of vitest.config.ts then runs the tests that touch dates a second before midnight on a seeded day,
+// to catch what a syntax rule cannot see (a default clock a test forgot to replace, a library's clock).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
