@@ -1,16 +1,16 @@
 // mock/docs/organisation.md's deployment recipes ("Running it for an organisation"), run as written on this machine, which has no
 // container engine: the packed tarball in a fresh project, installed by the Compose replica's own command with the
 // server peers it names; that replica started by its command and found ready by its healthcheck; then the host recipe,
-// two replicas on one Redis, run by bash as written on free loopback ports. Needs dist/ (`npm run build`).
+// two replicas on one Redis, run by bash as written on free loopback ports. The tarball is the one the `package` project packed (spec/test/tarball.setup.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import { COMMAND_PEERS, JSON_LOG_PEERS, METRICS_PEERS, REDIS_PEERS } from '../../cli/peers.ts';
 import { isObject } from '../../spec/lib/openapi.ts';
-import { explain, ROOT, run } from '../../spec/test/run.ts';
+import { ROOT, run } from '../../spec/test/run.ts';
 import { doc, RESUME, send } from './http.ts';
 import { freePort, ownClock, redisMissing, startRedis, type RedisServer } from './redisServer.ts';
 
@@ -64,17 +64,12 @@ let consumer = '';
 const env: Record<string, string> = {};
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
   work = mkdtempSync(join(tmpdir(), 'service-external-api-recipes-'));
   consumer = join(work, 'srv');
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'mock-deployment', private: true }, null, 2));
-  const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT });
-  expect(pack.status, explain(pack)).toBe(0);
-  const [packed] = JSON.parse(pack.stdout) as Array<{ filename: string }>;
-  if (!packed) throw new Error(`npm pack printed no package: ${pack.stdout}`);
-  // Where Compose mounts it: /srv/mock.tgz, the replica's working directory.
-  copyFileSync(join(work, packed.filename), join(consumer, 'mock.tgz'));
+  // Where Compose mounts it: /srv/mock.tgz, the replica's working directory (the tarball the `package` project packed).
+  copyFileSync(inject('tarball').file, join(consumer, 'mock.tgz'));
   // npm's cache first (npm ci of this repository filled it), the registry for what is not there; temporary files here.
   Object.assign(env, { npm_config_prefer_offline: 'true', TMPDIR: work });
 }, 120_000);

@@ -2,11 +2,11 @@
 // packed tarball added beside it (npm's layout, nested packages counted). The package adds the 9 packages and the
 // megabytes README.md says, and none of vitest, vite, express or ioredis anywhere; a command whose optional peers are
 // not installed exits 2 with the line that installs them; `service-external-api/msw` bundled for a browser stays within its byte limits.
-// Needs dist/ (`npm run build`, which `npm test` runs before vitest).
+// The tarball is the one the `package` project packed for its files (tarball.setup.ts).
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { explain, ROOT, run } from './run.ts';
 import { BUNDLE_LIMITS, measureBrowserBundle, type BundleReport } from '../../mock/bench/bundle.ts';
 
@@ -64,31 +64,26 @@ const nameOf = (path: string): string => path.split('node_modules/').pop() ?? pa
 const mswVersion = (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'msw', 'package.json'), 'utf8')) as { version: string }).version;
 
 let work = '';
-let tarball = '';
 let bare: Footprint;
 let withPackage: Footprint;
 let app = '';
 let bundle: BundleReport;
 
-async function project(name: string, install: string[]): Promise<string> {
-  const dir = join(work, name);
-  mkdirSync(dir);
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }, null, 2));
-  const result = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...install], { cwd: dir, timeout: 240_000 });
+/** npm install in the project, with npm's cache first. */
+async function install(dir: string, specs: ReadonlyArray<string>): Promise<void> {
+  const result = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...specs], { cwd: dir, timeout: 240_000 });
   expect(result.status, explain(result)).toBe(0);
-  return dir;
 }
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
   work = mkdtempSync(join(tmpdir(), 'service-external-api-footprint-'));
-  const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT });
-  expect(pack.status, explain(pack)).toBe(0);
-  const [packed] = JSON.parse(pack.stdout) as Array<{ filename: string }>;
-  if (!packed) throw new Error(`npm pack printed no package: ${pack.stdout}`);
-  bare = footprint(await project('msw-only', [`msw@${mswVersion}`]));
-  tarball = join(work, packed.filename);
-  app = await project('msw-and-package', [`msw@${mswVersion}`, tarball]);
+  // As a frontend team meets it: the project has msw, then adds the package (the tarball the `package` project packed).
+  app = join(work, 'app');
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }, null, 2));
+  await install(app, [`msw@${mswVersion}`]);
+  bare = footprint(app);
+  await install(app, [inject('tarball').file]);
   withPackage = footprint(app);
   bundle = await measureBrowserBundle(join(app, 'node_modules', 'service-external-api', 'dist', 'mock', 'src', 'msw.js'));
 }, 600_000);

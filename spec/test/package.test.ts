@@ -1,14 +1,13 @@
 // The package as its users get it: `npm pack`, installed from the tarball into a fresh consumer project outside this
 // repository, then used there with plain `node`, `npx` and `tsc` (nodenext, strict, skipLibCheck: false). Also the
 // package's shape (publint, arethetypeswrong) and the Node.js check every entry point makes first.
-// Needs dist/ (`npm run build`, which `npm test` runs before vitest); packs with --ignore-scripts so nothing rebuilds
-// dist/ under the other tests.
+// The tarball is the one the `package` project packed for its files (tarball.setup.ts).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { checkPackage, createPackageFromTarballData } from '@arethetypeswrong/core';
 import { problemAffectsResolutionKind } from '@arethetypeswrong/core/problems';
 import { BIN, explain, ROOT, run } from './run.ts';
@@ -95,14 +94,8 @@ async function installProject(dir: string, specs: ReadonlyArray<string>): Promis
 }
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'cli.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
   work = mkdtempSync(join(tmpdir(), 'service-external-api-consumer-'));
-  const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT });
-  expect(pack.status, explain(pack)).toBe(0);
-  const [packed] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  if (!packed) throw new Error(`npm pack printed no package: ${pack.stdout}`);
-  tarball = join(work, packed.filename);
-  files = packed.files.map((f) => f.path);
+  ({ file: tarball, files } = inject('tarball'));
   consumer = join(work, 'app');
   // Offline first: `npm ci` of this repository has put the newest project's packages into npm's cache (the matrix's
   // older versions come from the registry the first time). The optional peers the commands need are installed beside
