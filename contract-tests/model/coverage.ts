@@ -27,13 +27,22 @@ type Shape = { name: string; properties: Map<string, string>; items: string | un
 const shapes = new Map<string, Shape>();
 const COMPONENT = /^#\/components\/schemas\/([^/]+)$/;
 
+/** The shape each pointer asked for leads to (resolving it again for every observed value cost the suite's runs). */
+const shapesAsked = new Map<string, Shape>();
+
 function shapeAt(pointer: string, name: string): Shape {
+  const asked = shapesAsked.get(pointer);
+  if (asked) return asked;
   const document = loadDocument();
   const { pointer: at, schema } = resolveSchema(document, pointer);
   const known = shapes.get(at);
-  if (known) return known;
+  if (known) {
+    shapesAsked.set(pointer, known);
+    return known;
+  }
   const shape: Shape = { name: COMPONENT.exec(at)?.[1] ?? name, properties: new Map(), items: undefined };
   shapes.set(at, shape);
+  shapesAsked.set(pointer, shape);
   const properties = schema['properties'];
   if (isObject(properties)) for (const property of Object.keys(properties)) shape.properties.set(property, `${at}/properties/${pointerTo(property).slice(2)}`);
   if (isObject(schema['items'])) shape.items = `${at}/items`;

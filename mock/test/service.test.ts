@@ -149,7 +149,7 @@ describe('the probes, the metrics and the JSON log of the mock the CLI starts', 
         .output()
         .split('\n')
         .filter((text) => text.includes('"session":"log-1"'));
-    expect(await eventually(async () => mine().length > 0, 5000)).toBe(true);
+    expect(await eventually(async () => mine().length > 0)).toBe(true);
     const [line, ...more] = mine();
     expect(more).toEqual([]);
     const entry: unknown = JSON.parse(line ?? '');
@@ -207,7 +207,7 @@ describe('one reading of the request target for the answer, the metrics, the log
       expect([answer.status, answer.text], path).toEqual([origin.status, origin.text]);
     }
     expect(await counted('resumeProject', 401)).toBe(before + forms.length);
-    expect(await eventually(async () => logged(`form-${forms.length}`).length === 1, 5000)).toBe(true);
+    expect(await eventually(async () => logged(`form-${forms.length}`).length === 1)).toBe(true);
     for (const [i, path] of forms.entries()) {
       const [line, ...more] = logged(`form-${i + 1}`);
       expect(more, path).toEqual([]);
@@ -248,7 +248,8 @@ describe('one reading of the request target for the answer, the metrics, the log
       [`//***@127.0.0.1:${cli.port}${RESUME}`, null],
       [RESUME, 'resumeProject'],
     ]);
-    expect(await eventually(async () => logged('userinfo').length === 2, 5000)).toBe(true);
+    // Until both lines are in (a busy machine may take a while to pass them on), then exactly those two: a third shows.
+    expect(await eventually(async () => logged('userinfo').length >= 2), cli.output()).toBe(true);
     expect(logged('userinfo').map((line) => (isObject(line) ? [line['path'], line['operation']] : line))).toEqual(paths);
     expect(cli.output()).not.toContain(secret);
     expect(journal.text).not.toContain(secret);

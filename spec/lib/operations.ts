@@ -169,12 +169,22 @@ export function operationModels(document: JsonObject = loadDocument()): Operatio
   return models;
 }
 
+type ResponseExample = { status: number; mediaType: string; name: string | undefined; value: unknown };
+/** Each document's examples by operation: the suite asks for them on every expected answer. */
+const examplesOf = new WeakMap<JsonObject, Map<string, ResponseExample[]>>();
+
 /** The examples the spec documents for an operation's responses: status, media type, name (none for `example`), value. */
-export function responseExamples(
-  model: OperationModel,
-  document: JsonObject = loadDocument(),
-): Array<{ status: number; mediaType: string; name: string | undefined; value: unknown }> {
-  const out: Array<{ status: number; mediaType: string; name: string | undefined; value: unknown }> = [];
+export function responseExamples(model: OperationModel, document: JsonObject = loadDocument()): ResponseExample[] {
+  const known = examplesOf.get(document) ?? new Map<string, ResponseExample[]>();
+  examplesOf.set(document, known);
+  const key = `${model.operationId} ${model.pointer}`;
+  const found = known.get(key) ?? listResponseExamples(model, document);
+  known.set(key, found);
+  return [...found];
+}
+
+function listResponseExamples(model: OperationModel, document: JsonObject): ResponseExample[] {
+  const out: ResponseExample[] = [];
   for (const [status, mediaTypes] of model.responses) {
     const response = dereference(document, `${model.pointer}/responses/${status}`);
     for (const mediaType of mediaTypes) {
