@@ -559,8 +559,10 @@ describe('the documentation an npm user can reach from the installed package', (
     const mockGuide = readFileSync(join(installed(), 'mock', 'README.md'), 'utf8');
     expect(PERSONAS.filter((persona) => !mockGuide.includes(`| \`${persona}\` |`))).toEqual([]);
     const missing: string[] = [];
+    // The installed bin itself (the npx tests above show npx finds it).
+    const bin = join(consumer, 'node_modules', '.bin', 'service-external-api');
     for (const command of ['mock', 'contract', 'proxy', 'docs', 'diff', 'drift', 'replay', 'coverage']) {
-      const help = await run('npx', ['--no-install', 'service-external-api', command, '--help'], { cwd: consumer });
+      const help = await run(process.execPath, [bin, command, '--help'], { cwd: consumer });
       expect(help.status, explain(help)).toBe(0);
       for (const option of new Set([...help.stdout.matchAll(/^\s+(--[a-z][a-z-]*)/gm)].map((m) => m[1] ?? '')))
         if (!docs.includes(option)) missing.push(`${command} ${option}`);
