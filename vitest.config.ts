@@ -6,11 +6,11 @@ import { configDefaults, defineConfig } from 'vitest/config';
 /**
  * The clock guard. The wall-clock rule (spec/test/clock/wall-clock.test.ts) keeps every file from reading the day
  * itself, outside a short list with reasons; what a syntax rule cannot see (a default clock a test did not replace, a
- * library's own clock) the clock project catches: the files below run again with the system time moved
- * (spec/test/clock/fake-clock.mjs) to a day seeded from the commit, a second before midnight UTC, so that the day and
- * the weekday turn while they run. The seed is TEST_CLOCK_SEED, else the commit under test, so each commit tries another
- * day; a failing test's project name shows the instant and the seed that replays it:
- * `TEST_CLOCK_SEED=<seed> npx vitest run --project 'clock*'`.
+ * library's own clock) the clock project catches: the files below run there, and only there, with the system time
+ * moved (spec/test/clock/fake-clock.mjs) to a day seeded from the commit, a second before midnight UTC, so that the day
+ * and the weekday turn while they run (today's date would be one more day, no harder a test). The seed is
+ * TEST_CLOCK_SEED, else the commit under test, so each commit tries another day; a failing test's project name shows
+ * the instant and the seed that replays it: `TEST_CLOCK_SEED=<seed> npx vitest run --project 'clock*'`.
  */
 function clockSeed(): string {
   const given = process.env['TEST_CLOCK_SEED'];
@@ -69,7 +69,7 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['spec/test/**/*.test.ts', 'mock/test/**/*.test.ts', 'contract-tests/selftest/**/*.test.ts', 'docs-site/test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...PACKAGED],
+          exclude: [...configDefaults.exclude, ...PACKAGED, ...DATED],
           typecheck: { enabled: true, include: ['**/*.test-d.ts'], tsconfig: './tsconfig.json' },
         },
       },
