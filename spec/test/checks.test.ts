@@ -11,7 +11,15 @@ const bin = mkdtempSync(join(tmpdir(), 'checks-npm-'));
 afterAll(() => rmSync(bin, { recursive: true, force: true }));
 writeFileSync(
   join(bin, 'npm'),
-  ['#!/bin/sh', '# npm run -s <script> [-- args]', 'shift 2', 'echo "ran $*"', '[ "$1" = "$FAIL_STEP" ] && { echo "$1 broke" >&2; exit 3; }', 'exit 0', ''].join('\n'),
+  [
+    '#!/bin/sh',
+    '# npm run -s <script> [-- args]',
+    'shift 2',
+    'echo "ran $*"',
+    '[ "$1" = "$FAIL_STEP" ] && { echo "$1 broke" >&2; exit 3; }',
+    'exit 0',
+    '',
+  ].join('\n'),
 );
 chmodSync(join(bin, 'npm'), 0o755);
 
@@ -33,7 +41,13 @@ describe('npm test: the checks before vitest', () => {
     expect(result.status).toBe(1);
     // The failing step's own output is printed; what came after it in its lane never ran.
     expect(result.stdout).toContain('lint broke');
-    expect(result.stdout.trim().split('\n').filter((line) => line.startsWith('ran')).sort()).toEqual(['ran lint', 'ran lint:spec', 'ran typecheck']);
+    expect(
+      result.stdout
+        .trim()
+        .split('\n')
+        .filter((line) => line.startsWith('ran'))
+        .sort(),
+    ).toEqual(['ran lint', 'ran lint:spec', 'ran typecheck']);
     expect(result.stderr).toBe('checks: npm run lint exited 3\n');
   });
 
