@@ -2,6 +2,7 @@
 // with tsconfig.json's own compiler options (relative `.ts` imports rewritten to `.js`), then copies the files the
 // compiled code reads at run time: the generated spec and validators, the CommonJS entry points, and the docs page.
 //   node spec/tools/build.ts        exit 0 with dist/ written, 1 with the compiler's diagnostics
+//   … --no-check                    emit without type checking (npm test's checks run the type check beside it)
 // Node never strips types under node_modules, so nothing under dist/ is TypeScript but the .d.ts files.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
