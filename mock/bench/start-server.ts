@@ -3,7 +3,7 @@
 // its start time. HTTP from the orchestrator (fixtures, reference bodies, readiness polls) goes through `send`.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RedisServer } from '../test/redisServer.ts';
-import { freePort } from '../test/redisServer.ts';
+import { freePort } from '../../spec/lib/ports.ts';
 import { launch, stop, waitForPort, type Proc } from './children.ts';
 import { bodyMatcher, type BodyCheck } from './job.ts';
 import { startArgs } from './launch.ts';

@@ -12,7 +12,8 @@ import { COMMAND_PEERS, JSON_LOG_PEERS, METRICS_PEERS, REDIS_PEERS } from '../..
 import { isObject } from '../../spec/lib/openapi.ts';
 import { ROOT, run } from '../../spec/test/run.ts';
 import { doc, RESUME, send } from './http.ts';
-import { freePort, ownClock, redisMissing, startRedis, type RedisServer } from './redisServer.ts';
+import { freePort } from '../../spec/lib/ports.ts';
+import { ownClock, redisMissing, startRedis, type RedisServer } from './redisServer.ts';
 
 const README = readFileSync(join(ROOT, 'mock', 'docs', 'organisation.md'), 'utf8');
 const missing = redisMissing() ?? (existsSync('/usr/bin/redis-cli') ? undefined : '/usr/bin/redis-cli is not installed');

@@ -5,7 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isObject } from '../../spec/lib/openapi.ts';
-import { freePort, redisMissing, startRedis, type RedisServer } from './redisServer.ts';
+import { freePort } from '../../spec/lib/ports.ts';
+import { redisMissing, startRedis, type RedisServer } from './redisServer.ts';
 import { CLOSE, RESUME, doc } from './http.ts';
 
 const MAIN = new URL('../src/main.ts', import.meta.url).pathname;

@@ -3,9 +3,10 @@
 // set) a missing redis-server is a failure, never a skip.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../spec/lib/ports.ts';
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
 
@@ -13,30 +14,6 @@ export const REDIS_SERVER = '/usr/bin/redis-server';
 export function redisMissing(): string | undefined {
   if (existsSync(REDIS_SERVER) || process.env['CI']) return undefined;
   return `skipped: ${REDIS_SERVER} is not installed (Debian/Ubuntu: sudo apt-get install redis-server)`;
-}
-
-/**
- * Below Linux's ephemeral range (32768–60999 by default), which the kernel hands out for `listen(0)` and for the local
- * end of every outgoing connection: a port found free there could be taken by any socket before the program it is for
- * binds it (with many servers and connections on loopback at once, a replica or a Redis then never started).
- */
-const FIXED_PORTS = { from: 20_000, to: 32_767 } as const;
-
-/** A port that was free a moment ago, outside the range the kernel picks from by itself. */
-export async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = FIXED_PORTS.from + Math.floor(Math.random() * (FIXED_PORTS.to - FIXED_PORTS.from + 1));
-    if (await isFree(port)) return port;
-  }
-  throw new Error(`no free port in ${FIXED_PORTS.from}–${FIXED_PORTS.to} after 50 tries`);
-}
-
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
 }
 
 function answersPing(port: number): Promise<boolean> {

@@ -15,7 +15,8 @@ import { DRAINING_REASON } from '../src/server/health.ts';
 import { createHttpListener } from '../src/server/httpListener.ts';
 import { createService } from '../src/server/service.ts';
 import { doc, RESUME, send } from './http.ts';
-import { freePort, redisMissing, startRedis, type RedisServer } from './redisServer.ts';
+import { freePort } from '../../spec/lib/ports.ts';
+import { redisMissing, startRedis, type RedisServer } from './redisServer.ts';
 
 const MAIN = new URL('../src/main.ts', import.meta.url).pathname;
 const missing = redisMissing();

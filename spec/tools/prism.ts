@@ -5,11 +5,11 @@
 // installed in spec/compat/node_modules only when someone runs it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isObject, listOperations, resolvePointer, type JsonObject } from '../lib/openapi.ts';
 import { ACYCLIC_DOCUMENT_URL, DOCUMENT_URL } from '../lib/files.ts';
+import { freePort } from '../lib/ports.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -56,18 +56,6 @@ export function firstErrorLine(text: string): string {
     .filter((l) => l !== '');
   const line = lines.find((l) => /error|fail|exception|cannot|invalid|must /i.test(l) && !/^npm warn/i.test(l)) ?? lines[0] ?? '';
   return line.length > 160 ? `${line.slice(0, 157)}…` : line;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts a child process and resolves with it once its output matches `ready`; rejects if it exits first. */
