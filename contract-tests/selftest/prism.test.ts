@@ -7,28 +7,17 @@
 // cycle cut at a back-reference.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { texts } from '../../spec/lib/messages.ts';
 import { dereference, isObject, loadDocument, pointerTo, type JsonObject } from '../../spec/lib/openapi.ts';
 import { ACYCLIC_DOCUMENT_URL } from '../../spec/lib/files.ts';
+import { freePort } from '../../spec/lib/ports.ts';
 import { operationModels } from '../model/profiles.ts';
 import { ROOT, runContract, summaryOf, withOutput } from './support.ts';
 
 const PRISM = join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 let prism: ChildProcess | undefined;
 let url = '';

@@ -4,11 +4,11 @@
 // exchanges a field removal touches, and `coverage --min` fails below a minimum.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isObject } from '../../spec/lib/openapi.ts';
+import { freePort } from '../../spec/lib/ports.ts';
 import { drift } from '../drift/drift.ts';
 import { readHar } from '../har/har.ts';
 import { parseFixtures, type Fixtures } from '../proxy/knowledge.ts';
@@ -49,15 +49,6 @@ function run(command: string, args: ReadonlyArray<string>, env: Record<string, s
 }
 
 const cli = (args: ReadonlyArray<string>): Promise<Ran> => run(process.execPath, [CLI, ...args]);
-
-/** A free loopback port (listened on, then closed). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const address = server.address();
-  await new Promise<void>((r) => server.close(() => r()));
-  return typeof address === 'object' && address !== null ? address.port : 0;
-}
 
 /** The README's sh blocks of one section, in order. */
 function recipes(): string[] {

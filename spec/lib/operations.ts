@@ -175,11 +175,17 @@ const examplesOf = new WeakMap<JsonObject, Map<string, ResponseExample[]>>();
 
 /** The examples the spec documents for an operation's responses: status, media type, name (none for `example`), value. */
 export function responseExamples(model: OperationModel, document: JsonObject = loadDocument()): ResponseExample[] {
-  const known = examplesOf.get(document) ?? new Map<string, ResponseExample[]>();
-  examplesOf.set(document, known);
+  let known = examplesOf.get(document);
+  if (!known) {
+    known = new Map();
+    examplesOf.set(document, known);
+  }
   const key = `${model.operationId} ${model.pointer}`;
-  const found = known.get(key) ?? listResponseExamples(model, document);
-  known.set(key, found);
+  let found = known.get(key);
+  if (!found) {
+    found = listResponseExamples(model, document);
+    known.set(key, found);
+  }
   return [...found];
 }
 
